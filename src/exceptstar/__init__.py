@@ -1,0 +1,60 @@
+"""exceptstar: exception groups, notes and ``except*`` for every CPython from 3.8.
+
+The group types and ``add_note`` are imported eagerly; they are all most
+processes ever touch.  Everything else is loaded on first use through the
+module ``__getattr__`` below, so that ``import exceptstar`` stays cheap.
+"""
+
+from ._notes import add_note
+from ._types import PURE, BaseExceptionGroup, ExceptionGroup
+from ._version import __version__
+
+# Public name -> private module that defines it, imported on first access.
+_LAZY = {
+    "catch": "._catch",
+    "suppress": "._catch",
+    "compile": "._transform",
+    "install": "._hook",
+    "uninstall": "._hook",
+    "TracebackException": "._formatting",
+    "format_exception": "._formatting",
+    "format_exception_only": "._formatting",
+    "format_exc": "._formatting",
+    "print_exception": "._formatting",
+    "print_exc": "._formatting",
+}
+
+
+def __getattr__(name: str) -> object:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'exceptstar' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> "list[str]":
+    return sorted([*globals(), *_LAZY])
+
+
+__all__ = [
+    "PURE",
+    "BaseExceptionGroup",
+    "ExceptionGroup",
+    "TracebackException",
+    "__version__",
+    "add_note",
+    "catch",
+    "compile",
+    "format_exc",
+    "format_exception",
+    "format_exception_only",
+    "install",
+    "print_exc",
+    "print_exception",
+    "suppress",
+    "uninstall",
+]

@@ -1,0 +1,262 @@
+"""The pure-Python ``BaseExceptionGroup`` and ``ExceptionGroup``.
+
+They reproduce CPython 3.13's ``Objects/exceptions.c`` rule for rule:
+construction and its errors, type selection, ``split``/``subgroup`` with the
+same predicate order, identities and metadata, ``derive``, ``str``.  Used on
+3.8-3.10, and on 3.11+ when ``EXCEPTSTAR_PURE=1``.
+
+Speed matters here more than anywhere: ``split`` runs on every handled error
+and construction on every raised group.  So the per-member work is pushed into
+C-level builtins (``map(type, ...)``, ``set``, ``compress``) and the Python-level
+checks run once per distinct member *type*, not once per member.
+"""
+
+import sys
+from itertools import compress
+
+from ._notes import add_note_default
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union
+
+    _Self = TypeVar("_Self", bound="BaseExceptionGroup")
+    _Condition = Union[
+        Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]
+    ]
+    _Matcher = Callable[[BaseException], bool]
+
+# type.__subclasscheck__ is the real MRO test: CPython matches exception types
+# with PyType_IsSubtype, ignoring any metaclass __subclasscheck__.
+_real_issubclass = type.__subclasscheck__
+
+
+def _is_exception_class(value: object) -> bool:
+    # PyExceptionClass_Check: a real type (not something claiming to be one) deriving BaseException.
+    return _real_issubclass(type, type(value)) and _real_issubclass(BaseException, value)  # type: ignore[arg-type]
+
+
+def _is_sequence(value: object) -> bool:
+    # PySequence_Check: a __getitem__ slot, and not a dict.
+    return not isinstance(value, dict) and hasattr(type(value), "__getitem__")
+
+
+def _class_getitem(cls: type, item: object) -> object:
+    return cls
+
+
+if sys.version_info >= (3, 9):
+    _class_getitem = type(list[int])  # type: ignore[assignment,misc]  # types.GenericAlias, without importing types
+
+
+class BaseExceptionGroup(BaseException):
+    """A combination of multiple unrelated exceptions."""
+
+    # No __weakref__ here and one on ExceptionGroup: the same as the built-ins.
+    __slots__ = ("_message", "_exceptions")
+    __module__ = "builtins"
+
+    def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
+        if len(args) != 2:
+            raise TypeError(f"BaseExceptionGroup.__new__() takes exactly 2 arguments ({len(args)} given)")
+        message, exceptions = args
+        if not isinstance(message, str):
+            raise TypeError(
+                "BaseExceptionGroup.__new__() argument 1 must be str, not "
+                + ("None" if message is None else type(message).__name__)
+            )
+        if not _is_sequence(exceptions):
+            raise TypeError("second argument (exceptions) must be a sequence")
+        excs = tuple(exceptions)  # type: ignore[call-overload]
+        if not excs:
+            raise ValueError("second argument (exceptions) must be a non-empty sequence")
+
+        member_types = set(map(type, excs))
+        nests_base_exceptions = False
+        for member_type in member_types:
+            if not _real_issubclass(BaseException, member_type):
+                index = next(
+                    i for i, e in enumerate(excs) if not _real_issubclass(BaseException, type(e))
+                )
+                raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
+            if not _real_issubclass(Exception, member_type):
+                nests_base_exceptions = True
+
+        if cls is BaseExceptionGroup:
+            if not nests_base_exceptions:
+                cls = ExceptionGroup  # type: ignore[assignment]
+        elif nests_base_exceptions:
+            if cls is ExceptionGroup:
+                raise TypeError("Cannot nest BaseExceptions in an ExceptionGroup")
+            if _real_issubclass(Exception, cls):
+                raise TypeError(f"Cannot nest BaseExceptions in {cls.__name__!r}")
+
+        self = super().__new__(cls, message, exceptions)
+        self._message = message
+        self._exceptions = excs
+        return self
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() takes no keyword arguments")
+        super().__init__(*args)
+
+    @property
+    def message(self) -> str:
+        """exception message"""
+        return self._message
+
+    @message.setter
+    def message(self, value: object) -> None:
+        raise AttributeError("readonly attribute")
+
+    @property
+    def exceptions(self) -> "Tuple[BaseException, ...]":
+        """nested exceptions"""
+        return self._exceptions
+
+    @exceptions.setter
+    def exceptions(self, value: object) -> None:
+        raise AttributeError("readonly attribute")
+
+    def __str__(self) -> str:
+        count = len(self._exceptions)
+        return f"{self._message!s} ({count} sub-exception{'s' if count > 1 else ''})"
+
+    __class_getitem__ = classmethod(_class_getitem)
+
+    def __reduce__(self) -> "Any":
+        # The classes claim to live in builtins, as on 3.11, so that tracebacks
+        # print "ExceptionGroup"; pickle would then look them up there and fail,
+        # so the two base classes pickle through a function of ours instead.
+        reduced = super().__reduce__()
+        if type(self) in _OWN_CLASSES:
+            return (_rebuild, (type(self).__name__, *reduced[1:2]), *reduced[2:])
+        return reduced
+
+    def add_note(self, note: str) -> None:
+        """Add a note to the exception"""
+        add_note_default(self, note)
+
+    def derive(self, excs: "Sequence[BaseException]") -> "BaseExceptionGroup":
+        return BaseExceptionGroup(self._message, excs)
+
+    def split(
+        self, condition: "_Condition"
+    ) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
+        matcher = _matcher(condition)
+        if matcher(self):
+            return self, None
+        return _split(self, matcher, True)
+
+    def subgroup(self, condition: "_Condition") -> "Optional[BaseExceptionGroup]":
+        matcher = _matcher(condition)
+        if matcher(self):
+            return self
+        return _split(self, matcher, False)[0]
+
+
+class ExceptionGroup(BaseExceptionGroup, Exception):
+    __module__ = "builtins"
+
+
+_OWN_CLASSES = (BaseExceptionGroup, ExceptionGroup)
+
+
+def _rebuild(name: str, args: "Tuple[Any, ...]") -> BaseException:
+    """Unpickle one of the two base classes, as whatever this process uses for them."""
+    from . import _types
+
+    cls = _types.ExceptionGroup if name == "ExceptionGroup" else _types.BaseExceptionGroup
+    return cls(*args)  # type: ignore[no-any-return]
+
+
+_ERROR_CONDITION = "expected an exception type, a tuple of exception types, or a callable (other than a class)"
+
+
+def _matcher(condition: object) -> "_Matcher":
+    """Turn a split condition into a test of one node (get_matcher_type in CPython)."""
+    if callable(condition) and not _real_issubclass(type, type(condition)):
+        return lambda exc: bool(condition(exc))  # type: ignore[operator]
+    if _is_exception_class(condition):
+        types: "Tuple[type, ...]" = (condition,)  # type: ignore[assignment]
+    elif type(condition) is tuple and all(map(_is_exception_class, condition)):
+        types = condition
+    else:
+        raise TypeError(_ERROR_CONDITION)
+    return _TypeMatcher(types)
+
+
+class _TypeMatcher:
+    """Matches by the real type, remembering the answer per type (there are few)."""
+
+    __slots__ = ("types", "cache")
+
+    def __init__(self, types: "Tuple[type, ...]") -> None:
+        self.types = types
+        self.cache: "Dict[type, bool]" = {}
+
+    def __call__(self, exc: BaseException) -> bool:
+        exc_type = type(exc)
+        try:
+            return self.cache[exc_type]
+        except KeyError:
+            matched = self.cache[exc_type] = any(_real_issubclass(t, exc_type) for t in self.types)
+            return matched
+
+    def matches_of(self, excs: "Tuple[BaseException, ...]") -> "List[bool]":
+        cache = self.cache
+        for exc_type in set(map(type, excs)).difference(cache):
+            cache[exc_type] = any(_real_issubclass(t, exc_type) for t in self.types)
+        return list(map(cache.__getitem__, map(type, excs)))
+
+
+def _split(
+    group: BaseExceptionGroup, matcher: "_Matcher", construct_rest: bool
+) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
+    """exceptiongroup_split_recursive below the top node, which the caller has tested."""
+    excs = group._exceptions
+    if type(matcher) is _TypeMatcher and not any(
+        _real_issubclass(BaseExceptionGroup, t) for t in set(map(type, excs))
+    ):
+        # Flat group and a type condition: no predicate calls to order, so the
+        # partition can be done by C-level iteration.
+        flags = matcher.matches_of(excs)
+        matched = list(compress(excs, flags))
+        rest = list(compress(excs, [not f for f in flags])) if construct_rest else []
+    else:
+        matched = []
+        rest = []
+        for exc in excs:
+            if matcher(exc):
+                matched.append(exc)
+            elif isinstance(exc, BaseExceptionGroup):
+                sub_match, sub_rest = _split(exc, matcher, construct_rest)
+                if sub_match is not None:
+                    matched.append(sub_match)
+                if sub_rest is not None:
+                    rest.append(sub_rest)
+            elif construct_rest:
+                rest.append(exc)
+    return _subset(group, matched), (_subset(group, rest) if construct_rest else None)
+
+
+def _subset(orig: BaseExceptionGroup, excs: "List[BaseException]") -> "Optional[BaseExceptionGroup]":
+    """exceptiongroup_subset: derive a part and give it the original's metadata."""
+    if not excs:
+        return None
+    part = orig.derive(excs)
+    if not isinstance(part, BaseExceptionGroup):
+        raise TypeError("derive must return an instance of BaseExceptionGroup")
+    part.__traceback__ = orig.__traceback__
+    part.__context__ = orig.__context__
+    part.__cause__ = orig.__cause__  # also sets __suppress_context__, as PyException_SetCause does
+    part.__suppress_context__ = True
+    try:
+        notes = orig.__notes__  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    else:
+        if _is_sequence(notes):
+            part.__notes__ = list(notes)  # type: ignore[attr-defined]
+    return part
