@@ -14,7 +14,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
@@ -28,7 +27,7 @@ def _version_key(path: str) -> list[int]:
 
 
 @functools.lru_cache(maxsize=None)
-def native_python() -> Optional[str]:
+def native_python() -> str | None:
     """The newest CPython 3.11+ on the machine: the reference for every behaviour."""
     if sys.version_info >= (3, 11):
         candidates = [sys.executable]
@@ -43,7 +42,7 @@ def native_python() -> Optional[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def cpython_test_dir() -> Optional[Path]:
+def cpython_test_dir() -> Path | None:
     """The ``test`` package folder of the newest 3.11+ standard library installed here."""
     found = sorted(glob.glob(str(PYENV_ROOT / "versions" / "3.1[1-9].*" / "lib" / "python3.*" / "test")),
                    key=_version_key)
@@ -51,7 +50,7 @@ def cpython_test_dir() -> Optional[Path]:
 
 
 def run_python(exe: str, code: str, *, pure: bool = False, args: tuple[str, ...] = (),
-               env: Optional[dict[str, str]] = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+               env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in interpreter ``exe`` with exceptstar importable from the source tree."""
     full_env = dict(os.environ)
     full_env.pop("EXCEPTSTAR_PURE", None)

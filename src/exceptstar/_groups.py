@@ -46,15 +46,17 @@ def _class_getitem(cls: type, item: object) -> object:
 
 
 if sys.version_info >= (3, 9):
-    _class_getitem = type(list[int])  # type: ignore[assignment,misc]  # types.GenericAlias, without importing types
+    _class_getitem = type(list[int])  # types.GenericAlias, without importing types
 
 
 class BaseExceptionGroup(BaseException):
     """A combination of multiple unrelated exceptions."""
 
     # No __weakref__ here and one on ExceptionGroup: the same as the built-ins.
-    __slots__ = ("_message", "_exceptions")
+    __slots__ = ("_exceptions", "_message")
     __module__ = "builtins"
+    _message: str
+    _exceptions: "Tuple[BaseException, ...]"
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
         if len(args) != 2:
@@ -67,7 +69,7 @@ class BaseExceptionGroup(BaseException):
             )
         if not _is_sequence(exceptions):
             raise TypeError("second argument (exceptions) must be a sequence")
-        excs = tuple(exceptions)  # type: ignore[call-overload]
+        excs: Tuple[BaseException, ...] = tuple(exceptions)  # type: ignore[arg-type]
         if not excs:
             raise ValueError("second argument (exceptions) must be a non-empty sequence")
 
@@ -123,7 +125,7 @@ class BaseExceptionGroup(BaseException):
         count = len(self._exceptions)
         return f"{self._message!s} ({count} sub-exception{'s' if count > 1 else ''})"
 
-    __class_getitem__ = classmethod(_class_getitem)
+    __class_getitem__: "Any" = classmethod(_class_getitem)
 
     def __reduce__(self) -> "Any":
         # The classes claim to live in builtins, as on 3.11, so that tracebacks
@@ -168,7 +170,7 @@ def _rebuild(name: str, args: "Tuple[Any, ...]") -> BaseException:
     from . import _types
 
     cls = _types.ExceptionGroup if name == "ExceptionGroup" else _types.BaseExceptionGroup
-    return cls(*args)  # type: ignore[no-any-return]
+    return cls(*args)
 
 
 _ERROR_CONDITION = "expected an exception type, a tuple of exception types, or a callable (other than a class)"
@@ -177,9 +179,9 @@ _ERROR_CONDITION = "expected an exception type, a tuple of exception types, or a
 def _matcher(condition: object) -> "_Matcher":
     """Turn a split condition into a test of one node (get_matcher_type in CPython)."""
     if callable(condition) and not _real_issubclass(type, type(condition)):
-        return lambda exc: bool(condition(exc))  # type: ignore[operator]
+        return lambda exc: bool(condition(exc))
     if _is_exception_class(condition):
-        types: "Tuple[type, ...]" = (condition,)  # type: ignore[assignment]
+        types: Tuple[type, ...] = (condition,)  # type: ignore[assignment]
     elif type(condition) is tuple and all(map(_is_exception_class, condition)):
         types = condition
     else:
@@ -190,11 +192,11 @@ def _matcher(condition: object) -> "_Matcher":
 class _TypeMatcher:
     """Matches by the real type, remembering the answer per type (there are few)."""
 
-    __slots__ = ("types", "cache")
+    __slots__ = ("cache", "types")
 
     def __init__(self, types: "Tuple[type, ...]") -> None:
         self.types = types
-        self.cache: "Dict[type, bool]" = {}
+        self.cache: Dict[type, bool] = {}
 
     def __call__(self, exc: BaseException) -> bool:
         exc_type = type(exc)

@@ -16,7 +16,7 @@ if PURE:
 else:  # pragma: no cover - the pure branch is what mypy checks against 3.8
     import builtins
 
-    BaseExceptionGroup = builtins.BaseExceptionGroup  # type: ignore[misc]
-    ExceptionGroup = builtins.ExceptionGroup  # type: ignore[misc]
+    BaseExceptionGroup = builtins.BaseExceptionGroup  # type: ignore[attr-defined,misc]
+    ExceptionGroup = builtins.ExceptionGroup  # type: ignore[attr-defined,misc]
 
 __all__ = ["PURE", "BaseExceptionGroup", "ExceptionGroup"]

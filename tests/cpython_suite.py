@@ -1,0 +1,112 @@
+"""Run a CPython test file from the installed standard library against exceptstar.
+
+The file is read from where the newest 3.11+ interpreter installed it and
+executed in a module whose builtins carry exceptstar's active group classes,
+so the test bodies see them wherever they say ``ExceptionGroup``.  Its
+``test.support`` imports are answered by the running interpreter's own
+``test.support`` where it has the helper, and otherwise by a replacement
+computed here: 3.8-3.10's ``test.support`` predates most of them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import types
+import unittest
+from pathlib import Path
+from typing import Any, Callable, Dict
+
+import oracle
+
+
+def _c_recursion_limit() -> int:
+    try:
+        import _testcapi
+
+        return max(int(_testcapi.Py_C_RECURSION_LIMIT), sys.getrecursionlimit())
+    except (ImportError, AttributeError):
+        # Any depth beyond the Python recursion limit makes the pure classes
+        # raise RecursionError, which is what the tests using this expect.
+        return sys.getrecursionlimit() + 100
+
+
+SUPPORT_FALLBACKS: Dict[str, Callable[..., Any]] = {
+    "get_c_recursion_limit": _c_recursion_limit,
+    "exceeds_recursion_limit": lambda: _c_recursion_limit() * 3,
+}
+
+
+def _support_module() -> types.ModuleType:
+    shim = types.ModuleType("test.support")
+    try:
+        import test.support as real
+    except ImportError:  # pragma: no cover - every pyenv build ships it
+        real = None
+
+    def lookup(name: str) -> Any:
+        if name in SUPPORT_FALLBACKS and (real is None or not hasattr(real, name)):
+            return SUPPORT_FALLBACKS[name]
+        return getattr(real, name)
+
+    shim.__getattr__ = lookup  # type: ignore[method-assign]
+    return shim
+
+
+def load(filename: str, extra_builtins: Dict[str, Any] | None = None) -> types.ModuleType | None:
+    """The CPython test module ``filename`` with exceptstar's classes as builtins, or None if absent."""
+    test_dir = oracle.cpython_test_dir()
+    if test_dir is None or not (test_dir / filename).exists():
+        return None
+    path: Path = test_dir / filename
+    import exceptstar
+
+    support = _support_module()
+    real_import = builtins.__import__
+
+    def importer(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
+        if name == "test.support" and fromlist:
+            return support
+        return real_import(name, globals, locals, fromlist, level)
+
+    namespace_builtins = dict(vars(builtins))
+    namespace_builtins.update(
+        __import__=importer,
+        BaseExceptionGroup=exceptstar.BaseExceptionGroup,
+        ExceptionGroup=exceptstar.ExceptionGroup,
+        **(extra_builtins or {}),
+    )
+    module = types.ModuleType(path.stem)
+    module.__file__ = str(path)
+    module.__dict__["__builtins__"] = namespace_builtins
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    exec(code, module.__dict__)
+    return module
+
+
+def test_ids(module: types.ModuleType | None) -> list[str]:
+    if module is None:
+        return []
+    suite = unittest.defaultTestLoader.loadTestsFromModule(module)
+    ids: list[str] = []
+
+    def walk(s: unittest.TestSuite) -> None:
+        for item in s:
+            if isinstance(item, unittest.TestSuite):
+                walk(item)
+            else:
+                ids.append(item.id().split(".", 1)[1])
+
+    walk(suite)
+    return ids
+
+
+def run_one(module: types.ModuleType, test_id: str) -> unittest.TestResult:
+    case = unittest.defaultTestLoader.loadTestsFromName(test_id, module)
+    result = unittest.TestResult()
+    case.run(result)
+    return result
+
+
+def describe(result: unittest.TestResult) -> str:
+    return "\n".join(text for _, text in result.errors + result.failures)
