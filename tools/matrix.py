@@ -58,8 +58,10 @@ def find_interpreters() -> dict[tuple[int, int], str]:
 
 
 def requirements_stamp(version: tuple[int, int]) -> str:
-    data = (ROOT / "pyproject.toml").read_bytes() + repr(version).encode()
-    return hashlib.sha256(data).hexdigest()
+    """What the environment's contents depend on: pyproject.toml less its [tool.*] tables."""
+    text = (ROOT / "pyproject.toml").read_text()
+    packaging = re.sub(r"(?ms)^\[tool\..*?(?=^\[(?!tool\.)|\Z)", "", text)
+    return hashlib.sha256((packaging + repr(version)).encode()).hexdigest()
 
 
 def ensure_venv(version: tuple[int, int], exe: str, lint: bool) -> Path:
