@@ -45,7 +45,7 @@ condition = st.one_of(
     st.fixed_dictionaries({"kind": st.just("type"),
                            "type": st.sampled_from(group_trees.LEAF_TYPES + group_trees.GROUP_KINDS)}),
     st.fixed_dictionaries({"kind": st.just("tuple"),
-                           "types": st.lists(st.sampled_from(group_trees.LEAF_TYPES + ["MyEG"]), max_size=3)}),
+                           "types": st.lists(st.sampled_from([*group_trees.LEAF_TYPES, "MyEG"]), max_size=3)}),
     st.fixed_dictionaries({"kind": st.just("pred"), "rule": st.sampled_from(["even", "type", "message"]),
                            "type": st.sampled_from(group_trees.LEAF_TYPES + group_trees.GROUP_KINDS),
                            "message": st.sampled_from(["eg", "inner"])}),
