@@ -13,12 +13,13 @@ checks run once per distinct member *type*, not once per member.
 
 import sys
 from itertools import compress
+from operator import not_
 
 from ._notes import add_note_default
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
     _Self = TypeVar("_Self", bound="BaseExceptionGroup")
     _Condition = Union[
@@ -53,10 +54,13 @@ class BaseExceptionGroup(BaseException):
     """A combination of multiple unrelated exceptions."""
 
     # No __weakref__ here and one on ExceptionGroup: the same as the built-ins.
-    __slots__ = ("_exceptions", "_message")
+    # _member_types (the set of the members' types) lets split classify and
+    # rebuild by type without visiting every member more than once.
+    __slots__ = ("_exceptions", "_member_types", "_message")
     __module__ = "builtins"
     _message: str
     _exceptions: "Tuple[BaseException, ...]"
+    _member_types: "Set[type]"
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
         if len(args) != 2:
@@ -77,9 +81,7 @@ class BaseExceptionGroup(BaseException):
         nests_base_exceptions = False
         for member_type in member_types:
             if not _real_issubclass(BaseException, member_type):
-                index = next(
-                    i for i, e in enumerate(excs) if not _real_issubclass(BaseException, type(e))
-                )
+                index = next(i for i, e in enumerate(excs) if not _real_issubclass(BaseException, type(e)))
                 raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
             if not _real_issubclass(Exception, member_type):
                 nests_base_exceptions = True
@@ -93,15 +95,13 @@ class BaseExceptionGroup(BaseException):
             if _real_issubclass(Exception, cls):
                 raise TypeError(f"Cannot nest BaseExceptions in {cls.__name__!r}")
 
-        self = super().__new__(cls, message, exceptions)
+        # BaseException's own __init__ then rejects keywords with "X() takes no
+        # keyword arguments", exactly as BaseExceptionGroup_init does.
+        self: _Self = BaseException.__new__(cls, message, exceptions)
         self._message = message
         self._exceptions = excs
+        self._member_types = member_types
         return self
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        if kwargs:
-            raise TypeError(f"{type(self).__name__}() takes no keyword arguments")
-        super().__init__(*args)
 
     @property
     def message(self) -> str:
@@ -199,18 +199,17 @@ class _TypeMatcher:
         self.cache: Dict[type, bool] = {}
 
     def __call__(self, exc: BaseException) -> bool:
-        exc_type = type(exc)
+        return self.type_matches(type(exc))
+
+    def type_matches(self, exc_type: type) -> bool:
         try:
             return self.cache[exc_type]
         except KeyError:
             matched = self.cache[exc_type] = any(_real_issubclass(t, exc_type) for t in self.types)
             return matched
 
-    def matches_of(self, excs: "Tuple[BaseException, ...]") -> "List[bool]":
-        cache = self.cache
-        for exc_type in set(map(type, excs)).difference(cache):
-            cache[exc_type] = any(_real_issubclass(t, exc_type) for t in self.types)
-        return list(map(cache.__getitem__, map(type, excs)))
+    def matching_types(self, member_types: "Set[type]") -> "Set[type]":
+        return {t for t in member_types if self.type_matches(t)}
 
 
 def _split(
@@ -218,47 +217,85 @@ def _split(
 ) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
     """exceptiongroup_split_recursive below the top node, which the caller has tested."""
     excs = group._exceptions
-    if type(matcher) is _TypeMatcher and not any(
-        _real_issubclass(BaseExceptionGroup, t) for t in set(map(type, excs))
-    ):
-        # Flat group and a type condition: no predicate calls to order, so the
-        # partition can be done by C-level iteration.
-        flags = matcher.matches_of(excs)
-        matched = list(compress(excs, flags))
-        rest = list(compress(excs, [not f for f in flags])) if construct_rest else []
-    else:
-        matched = []
-        rest = []
-        for exc in excs:
-            if matcher(exc):
-                matched.append(exc)
-            elif isinstance(exc, BaseExceptionGroup):
-                sub_match, sub_rest = _split(exc, matcher, construct_rest)
-                if sub_match is not None:
-                    matched.append(sub_match)
-                if sub_rest is not None:
-                    rest.append(sub_rest)
-            elif construct_rest:
-                rest.append(exc)
-    return _subset(group, matched), (_subset(group, rest) if construct_rest else None)
+    member_types = group._member_types
+    if type(matcher) is _TypeMatcher:
+        matching = matcher.matching_types(member_types)
+        # A member group that does not match whole must be split itself; any
+        # other member goes entirely to one side, decided by its type alone.
+        if not any(_real_issubclass(BaseExceptionGroup, t) for t in member_types.difference(matching)):
+            if not matching:
+                matched: "List[BaseException]" = []
+                rest = list(excs)
+            elif len(matching) == len(member_types):
+                matched, rest = list(excs), []
+            else:
+                flags = list(map(matching.__contains__, map(type, excs)))
+                matched = list(compress(excs, flags))
+                rest = list(compress(excs, map(not_, flags))) if construct_rest else []
+            return (
+                _subset(group, matched, matching),
+                _subset(group, rest, member_types.difference(matching)) if construct_rest else None,
+            )
+    matched = []
+    rest = []
+    for exc in excs:
+        if matcher(exc):
+            matched.append(exc)
+        elif isinstance(exc, BaseExceptionGroup):
+            sub_match, sub_rest = _split(exc, matcher, construct_rest)
+            if sub_match is not None:
+                matched.append(sub_match)
+            if sub_rest is not None:
+                rest.append(sub_rest)
+        elif construct_rest:
+            rest.append(exc)
+    return _subset(group, matched, None), (_subset(group, rest, None) if construct_rest else None)
 
 
-def _subset(orig: BaseExceptionGroup, excs: "List[BaseException]") -> "Optional[BaseExceptionGroup]":
+def _subset(
+    orig: BaseExceptionGroup, excs: "List[BaseException]", member_types: "Optional[Set[type]]"
+) -> "Optional[BaseExceptionGroup]":
     """exceptiongroup_subset: derive a part and give it the original's metadata."""
     if not excs:
         return None
-    part = orig.derive(excs)
-    if not isinstance(part, BaseExceptionGroup):
-        raise TypeError("derive must return an instance of BaseExceptionGroup")
+    cls = type(orig)
+    if (
+        cls.derive is _DEFAULT_DERIVE
+        and cls.__getattribute__ is _DEFAULT_GETATTRIBUTE
+        and "derive" not in orig.__dict__
+    ):
+        # derive() would call BaseExceptionGroup(message, excs), whose checks
+        # these members (taken from a valid group) are known to pass.
+        part: BaseExceptionGroup = _build_valid(orig._message, excs, member_types)
+    else:
+        part = orig.derive(excs)
+        if not isinstance(part, BaseExceptionGroup):
+            raise TypeError("derive must return an instance of BaseExceptionGroup")
     part.__traceback__ = orig.__traceback__
     part.__context__ = orig.__context__
-    part.__cause__ = orig.__cause__  # also sets __suppress_context__, as PyException_SetCause does
+    part.__cause__ = orig.__cause__
+    # Setting __cause__ in C (PyException_SetCause) also sets this; in Python it doesn't.
     part.__suppress_context__ = True
-    try:
-        notes = orig.__notes__  # type: ignore[attr-defined]
-    except AttributeError:
-        pass
-    else:
-        if _is_sequence(notes):
-            part.__notes__ = list(notes)  # type: ignore[attr-defined]
+    notes = getattr(orig, "__notes__", _MISSING)
+    if notes is not _MISSING and _is_sequence(notes):
+        part.__notes__ = list(notes)  # type: ignore[attr-defined, call-overload]
     return part
+
+
+def _build_valid(
+    message: str, excs: "List[BaseException]", member_types: "Optional[Set[type]]"
+) -> BaseExceptionGroup:
+    """``BaseExceptionGroup(message, excs)`` for members already known to be valid."""
+    if member_types is None:
+        member_types = set(map(type, excs))
+    cls = ExceptionGroup if all(_real_issubclass(Exception, t) for t in member_types) else BaseExceptionGroup
+    group: BaseExceptionGroup = BaseException.__new__(cls, message, excs)
+    group._message = message
+    group._exceptions = tuple(excs)
+    group._member_types = member_types
+    return group
+
+
+_DEFAULT_DERIVE = BaseExceptionGroup.derive
+_DEFAULT_GETATTRIBUTE = BaseExceptionGroup.__getattribute__
+_MISSING = object()
