@@ -224,7 +224,7 @@ def _split(
         # other member goes entirely to one side, decided by its type alone.
         if not any(_real_issubclass(BaseExceptionGroup, t) for t in member_types.difference(matching)):
             if not matching:
-                matched: "List[BaseException]" = []
+                matched: List[BaseException] = []
                 rest = list(excs)
             elif len(matching) == len(member_types):
                 matched, rest = list(excs), []
