@@ -1,0 +1,330 @@
+"""The run-time half of ``except*``: SPEC section 2, shared by every front end.
+
+One ``Star`` per executing ``try``/``except*`` statement: it wraps a naked
+exception, checks each clause's types, splits what is left with the group's
+own ``split``, makes the matched part the handled exception (what
+``sys.exc_info()`` returns and what becomes the ``__context__`` of anything the
+handler raises), collects what the handlers raise and finally rebuilds what
+propagates as CPython's ``_PyExc_PrepReraiseStar`` does.  The transformed
+``except*``, ``catch()`` and ``suppress()`` all go through here.
+
+Making an exception "handled" without raising it (raising would add a
+traceback entry and a ``__context__``, which ``except*`` never does) needs the
+C API: ``PyErr_SetHandledException`` on 3.11+, ``PyErr_SetExcInfo`` before.
+It changes the exception state of the ``except`` block that is running, which
+the interpreter restores when that block ends, so nothing outlives it.  ctypes
+is imported on first use only: ``import exceptstar`` must stay cheap.
+"""
+
+import builtins
+import sys
+
+from . import _types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Callable, List, Optional, Set, Tuple
+
+_BaseExceptionGroup = _types.BaseExceptionGroup
+_real_issubclass = type.__subclasscheck__
+
+_CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
+_CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
+
+
+def _group_classes() -> "Tuple[type, ...]":
+    """Every class whose instances are exception groups here.
+
+    The active class; the built-in one when the pure classes are forced on
+    3.11+; and, once it has been imported, the ``exceptiongroup`` backport's
+    (which anyio, Trio and pytest raise on 3.8-3.10).
+    """
+    classes: List[type] = [_BaseExceptionGroup]
+    native = getattr(builtins, "BaseExceptionGroup", None)
+    if native is not None:
+        classes.append(native)
+    backport = sys.modules.get("exceptiongroup")
+    if backport is not None:
+        backport_class = getattr(backport, "BaseExceptionGroup", None)
+        if isinstance(backport_class, type):
+            classes.append(backport_class)
+    return tuple(dict.fromkeys(classes))
+
+
+# GROUPS is refreshed (by _refresh_groups) when the backport's module appears
+# or changes in sys.modules; _seen_backport is the module it was computed for.
+GROUPS = _group_classes()
+_seen_backport = sys.modules.get("exceptiongroup")
+
+
+def _refresh_groups() -> None:
+    global GROUPS, _seen_backport
+    _seen_backport = sys.modules.get("exceptiongroup")
+    GROUPS = _group_classes()
+
+
+def group_classes() -> "Tuple[type, ...]":
+    """``GROUPS``, after noticing a backport imported since the last call."""
+    if sys.modules.get("exceptiongroup") is not _seen_backport:
+        _refresh_groups()
+    return GROUPS
+
+
+# --- making an exception the handled one -----------------------------------
+
+def _bind_set_handled() -> "Callable[[BaseException], None]":
+    import ctypes
+
+    api = ctypes.pythonapi
+    if sys.version_info >= (3, 11):
+        setter = api.PyErr_SetHandledException
+        setter.argtypes = (ctypes.py_object,)
+        setter.restype = None
+        return setter  # type: ignore[no-any-return]
+
+    # PyErr_SetExcInfo steals a reference to each argument.  Addresses are
+    # passed (c_void_p), so that a missing traceback is NULL, which needs no
+    # reference, and a present one is counted explicitly.
+    set_exc_info = api.PyErr_SetExcInfo
+    set_exc_info.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    set_exc_info.restype = None
+    incref = api.Py_IncRef
+    incref.argtypes = (ctypes.py_object,)
+    incref.restype = None
+
+    def set_handled(exc: BaseException) -> None:
+        exc_type = type(exc)
+        tb = exc.__traceback__
+        incref(exc_type)
+        incref(exc)
+        if tb is None:
+            set_exc_info(id(exc_type), id(exc), None)
+        else:
+            incref(tb)
+            set_exc_info(id(exc_type), id(exc), id(tb))
+
+    return set_handled
+
+
+def _first_set_handled(exc: BaseException) -> None:
+    global set_handled
+    set_handled = _bind_set_handled()
+    set_handled(exc)
+
+
+# Make ``exc`` the exception of the ``except`` block that is running (bound on first use).
+set_handled: "Callable[[BaseException], None]" = _first_set_handled
+
+
+# --- the clause check and match --------------------------------------------
+
+def _check_types(types: object) -> None:
+    """CPython's _PyEval_CheckExceptStarTypeValid."""
+    if isinstance(types, tuple):
+        for item in types:
+            if not (_real_issubclass(type, type(item)) and _real_issubclass(BaseException, item)):
+                raise TypeError(_CANNOT_CATCH)
+        groups = group_classes()
+        for item in types:
+            if issubclass(item, groups):
+                raise TypeError(_CANNOT_CATCH_GROUP)
+    else:
+        if not (_real_issubclass(type, type(types)) and _real_issubclass(BaseException, types)):  # type: ignore[arg-type]
+            raise TypeError(_CANNOT_CATCH)
+        if issubclass(types, group_classes()):  # type: ignore[arg-type]
+            raise TypeError(_CANNOT_CATCH_GROUP)
+
+
+def _given_matches(exc_type: type, types: object) -> bool:
+    """PyErr_GivenExceptionMatches once the types are known to be valid."""
+    if isinstance(types, tuple):
+        for item in types:  # noqa: SIM110 - a loop is faster than any() over a generator
+            if _real_issubclass(item, exc_type):
+                return True
+        return False
+    return _real_issubclass(types, exc_type)  # type: ignore[arg-type]
+
+
+class Star:
+    """One executing ``try``/``except*`` statement.
+
+    Created with what the body raised; ``match`` is then called for every
+    clause in order, ``raised`` with whatever a matched clause's handler
+    raised, and ``finish`` once at the end.
+    """
+
+    __slots__ = ("_orig", "_raised", "_rest")
+
+    def __init__(self, exc: BaseException) -> None:
+        if sys.modules.get("exceptiongroup") is not _seen_backport:
+            _refresh_groups()
+        self._orig: Optional[BaseException] = exc
+        # What later clauses may still match: the naked exception itself until
+        # a clause takes it (then it is wrapped, as CPython does at that point).
+        self._rest: Optional[BaseException] = exc
+        self._raised: Optional[List[Optional[BaseException]]] = None
+
+    def match(self, types: object) -> "Optional[BaseException]":
+        """Check the clause's ``types`` and take from what is left what they match.
+
+        Raises CPython's TypeErrors for invalid ``types``, even when nothing is
+        left.  A match becomes the handled exception and is returned (a naked
+        exception is wrapped in a new ``ExceptionGroup('', (exc,))``; a group
+        matched as a whole is returned as is); otherwise ``None``.
+        """
+        _check_types(types)
+        rest = self._rest
+        if rest is None:
+            return None
+        if _given_matches(type(rest), types):
+            if isinstance(rest, GROUPS):
+                part: Optional[BaseException] = rest
+            else:
+                part = _BaseExceptionGroup("", (rest,))
+            self._rest = None
+        elif isinstance(rest, GROUPS):
+            pair = rest.split(types)  # type: ignore[attr-defined]
+            if type(pair) is not tuple:
+                raise TypeError(
+                    f"{type(rest).__name__}.split must return a tuple, not {type(pair).__name__}"
+                )
+            if len(pair) < 2:
+                raise TypeError(
+                    f"{type(rest).__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
+                )
+            part = pair[0]
+            self._rest = pair[1]
+            if part is None:
+                return None
+        else:
+            return None
+        set_handled(part)  # type: ignore[arg-type]
+        return part
+
+    def raised(self, exc: BaseException) -> None:
+        """Record what the handler of the last matched clause raised."""
+        if self._raised is None:
+            self._raised = [exc]
+        else:
+            self._raised.append(exc)
+
+    def outcome(self) -> "Optional[BaseException]":
+        """What propagates (None: nothing), after which the Star holds nothing."""
+        excs = self._raised
+        if excs is None:
+            excs = [self._rest]
+        else:
+            excs.append(self._rest)
+        orig = self._orig
+        self._orig = self._rest = self._raised = None
+        return prep_reraise_star(orig, excs)  # type: ignore[arg-type]
+
+    def finish(self) -> bool:
+        """Compute what propagates; if anything, make it handled and return True.
+
+        The caller then runs a bare ``raise``, which re-raises it exactly (no
+        traceback entry, no ``__context__``), as CPython's ``RERAISE`` does.
+        """
+        result = self.outcome()
+        if result is None:
+            return False
+        set_handled(result)
+        return True
+
+
+# --- what propagates ---------------------------------------------------------
+
+def prep_reraise_star(
+    orig: BaseException, excs: "List[Optional[BaseException]]"
+) -> "Optional[BaseException]":
+    """CPython's ``_PyExc_PrepReraiseStar``.
+
+    ``orig`` is what the body raised; ``excs`` what each executed handler
+    raised, in clause order, then what no clause matched (``None`` entries are
+    skipped).  Handlers' re-raises (same traceback, cause and context objects
+    as ``orig``) and the unmatched rest are merged back into ``orig``'s shape;
+    anything else is new and goes first.  One result propagates as is, more
+    are wrapped in a new group.
+    """
+    if not excs:
+        return None
+    if not isinstance(orig, GROUPS):
+        # A naked exception: at most one clause ran, so there is one candidate.
+        return excs[0]
+    tb = orig.__traceback__
+    cause = orig.__cause__
+    context = orig.__context__
+    raised: List[BaseException] = []
+    reraised: Optional[List[BaseException]] = None
+    for exc in excs:
+        if exc is None:
+            continue
+        if exc.__traceback__ is tb and exc.__cause__ is cause and exc.__context__ is context:
+            if reraised is None:
+                reraised = [exc]
+            else:
+                reraised.append(exc)
+        else:
+            raised.append(exc)
+    projection = None
+    if reraised is not None:
+        leaf_ids: Set[int] = set()
+        for exc in reraised:
+            _collect_leaf_ids(exc, leaf_ids)
+        projection = _project(orig, leaf_ids)
+    if not raised:
+        return projection
+    if projection is not None:
+        raised.append(projection)
+    if len(raised) == 1:
+        return raised[0]
+    return _BaseExceptionGroup("", raised)
+
+
+def _collect_leaf_ids(exc: BaseException, leaf_ids: "Set[int]") -> None:
+    if isinstance(exc, GROUPS):
+        for member in exc.exceptions:  # type: ignore[attr-defined]
+            _collect_leaf_ids(member, leaf_ids)
+    else:
+        leaf_ids.add(id(exc))
+
+
+def _project(exc: BaseException, leaf_ids: "Set[int]") -> "Optional[BaseException]":
+    """The part of ``exc`` whose leaves are in ``leaf_ids``, keeping its nesting.
+
+    CPython's split by instance ids: groups are rebuilt with their own
+    ``derive`` (never reused, even when every leaf is kept) and given the
+    original's metadata.
+    """
+    if id(exc) in leaf_ids:
+        return exc
+    if not isinstance(exc, GROUPS):
+        return None
+    kept = []
+    for member in exc.exceptions:  # type: ignore[attr-defined]
+        part = _project(member, leaf_ids)
+        if part is not None:
+            kept.append(part)
+    if not kept:
+        return None
+    return derive_subset(exc, kept)
+
+
+def derive_subset(orig: BaseException, excs: "List[BaseException]") -> BaseException:
+    """CPython's exceptiongroup_subset: ``orig.derive(excs)`` with ``orig``'s metadata."""
+    part: BaseException = orig.derive(excs)  # type: ignore[attr-defined]
+    if not isinstance(part, GROUPS):
+        raise TypeError("derive must return an instance of BaseExceptionGroup")
+    tb = orig.__traceback__
+    if tb is not None:
+        part.__traceback__ = tb
+    part.__context__ = orig.__context__
+    part.__cause__ = orig.__cause__
+    try:
+        notes = orig.__notes__  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    else:
+        if not isinstance(notes, dict) and hasattr(type(notes), "__getitem__"):
+            part.__notes__ = list(notes)  # type: ignore[attr-defined]
+    return part
