@@ -13,7 +13,6 @@ checks run once per distinct member *type*, not once per member.
 
 import sys
 from itertools import compress
-from operator import not_
 
 from ._notes import add_note_default
 
@@ -220,21 +219,22 @@ def _split(
     member_types = group._member_types
     if type(matcher) is _TypeMatcher:
         matching = matcher.matching_types(member_types)
+        not_matching = member_types.difference(matching)
         # A member group that does not match whole must be split itself; any
         # other member goes entirely to one side, decided by its type alone.
-        if not any(_real_issubclass(BaseExceptionGroup, t) for t in member_types.difference(matching)):
+        if not any(_real_issubclass(BaseExceptionGroup, t) for t in not_matching):
             if not matching:
                 matched: List[BaseException] = []
                 rest = list(excs)
-            elif len(matching) == len(member_types):
+            elif not not_matching:
                 matched, rest = list(excs), []
             else:
-                flags = list(map(matching.__contains__, map(type, excs)))
-                matched = list(compress(excs, flags))
-                rest = list(compress(excs, map(not_, flags))) if construct_rest else []
+                matched = list(compress(excs, map(matching.__contains__, map(type, excs))))
+                if construct_rest:
+                    rest = list(compress(excs, map(not_matching.__contains__, map(type, excs))))
             return (
                 _subset(group, matched, matching),
-                _subset(group, rest, member_types.difference(matching)) if construct_rest else None,
+                _subset(group, rest, not_matching) if construct_rest else None,
             )
     matched = []
     rest = []
