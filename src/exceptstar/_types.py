@@ -11,12 +11,15 @@ import sys
 
 PURE = sys.version_info < (3, 11) or os.environ.get("EXCEPTSTAR_PURE", "") not in ("", "0")
 
-if PURE:
+# Ordered so that a type checker targeting 3.11+ sees the (generic) built-ins.
+if sys.version_info < (3, 11):
     from ._groups import BaseExceptionGroup, ExceptionGroup
-else:  # pragma: no cover - the pure branch is what mypy checks against 3.8
+elif not PURE:
     import builtins
 
-    BaseExceptionGroup = builtins.BaseExceptionGroup  # type: ignore[attr-defined,misc]
-    ExceptionGroup = builtins.ExceptionGroup  # type: ignore[attr-defined,misc]
+    BaseExceptionGroup = builtins.BaseExceptionGroup
+    ExceptionGroup = builtins.ExceptionGroup
+else:
+    from ._groups import BaseExceptionGroup, ExceptionGroup  # type: ignore[assignment]
 
 __all__ = ["PURE", "BaseExceptionGroup", "ExceptionGroup"]
