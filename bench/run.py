@@ -1,0 +1,429 @@
+"""Run the benchmarks on every CPython 3.8-3.13 found here and write ``bench/RESULTS.md``.
+
+    python3 bench/run.py [--quick] [--only 3.10] [--only 3.11] [--output FILE]
+
+For each interpreter: its own environment under ``.venvs/bench-pyXY`` (exceptstar
+installed editable from this checkout, plus the ``exceptiongroup`` backport),
+then every case script of ``bench/`` run once per side in fresh processes (see
+``bench/_timing.py`` for the protocol and the timing loop).  The peer is the
+backport on 3.8-3.10 and the interpreter's own types and ``except*`` on 3.11+,
+where exceptstar runs with ``EXCEPTSTAR_PURE=1``.  Each row is checked against
+the issue's targets; for every missed one a cProfile excerpt of the exceptstar
+side is written below the tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import glob
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, NamedTuple, Tuple
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+VENVS = ROOT / ".venvs"
+MINORS = range(8, 14)
+PEER_PACKAGES = ["exceptiongroup"]
+SIDES = ("exceptstar", "peer")
+Version = Tuple[int, int]
+
+
+class Row(NamedTuple):
+    key: str
+    script: str
+    label: str
+    peer: str  # what the peer column measured: a key of peer_label()
+    min_version: Version = (3, 8)
+
+
+ROWS = [
+    Row("construct", "case_groups.py", "1. construct ExceptionGroup of 1000 ValueErrors", "types"),
+    Row("split_flat", "case_groups.py", "2. split(ValueError), flat group of 1000", "types"),
+    Row("subgroup_flat", "case_groups.py", "2. subgroup(ValueError), flat group of 1000", "types"),
+    Row("split_nested", "case_groups.py", "3. split(ValueError), 50-deep nested group", "types"),
+    Row("except_star_naked", "case_handle.py",
+        "4. transformed except* ValueError, naked ValueError", "handler"),
+    Row("except_star_group", "case_handle.py",
+        "4. transformed except* ValueError / TypeError, 3-leaf group", "handler"),
+    Row("catch_naked", "case_handle.py", "4. exceptstar.catch(), naked ValueError", "handler"),
+    Row("catch_group", "case_handle.py",
+        "4. exceptstar.catch() ValueError / TypeError, 3-leaf group", "handler"),
+    Row("format", "case_format.py", "5. format_exception, 100-leaf group with tracebacks", "format"),
+    Row("import", "case_import.py", "6. import (cumulative, -X importtime)", "import"),
+    Row("import_native", "case_import.py", "6. import, exceptstar with the built-in types", "import",
+        (3, 11)),
+    Row("transform", "case_module.py", "7. transform a 5000-line module with 200 except*", "compile"),
+    Row("cached_import", "case_module.py", "7. cached import of that module (install())", "plain"),
+    Row("cached_import_hooked_plain", "case_module.py",
+        "7. cached import of the plain module, install() active", "plain"),
+]
+SCRIPTS = list(dict.fromkeys(row.script for row in ROWS))
+
+
+def peer_label(kind: str, version: Version, backport: str) -> str:
+    native = version >= (3, 11)
+    labels = {
+        "types": "built-in types" if native else f"exceptiongroup {backport}",
+        "handler": "native except*" if native else f"exceptiongroup {backport} catch()",
+        "format": "traceback.format_exception" if native else "exceptiongroup.format_exception",
+        "import": f"import exceptiongroup {backport}",
+        "compile": "native compile()" if native else "compile() of the plain module",
+        "plain": "cached import, plain module, no hook",
+    }
+    return labels[kind]
+
+
+class Target(NamedTuple):
+    limit: float  # largest acceptable ratio exceptstar/peer, or seconds when absolute
+    absolute: bool
+    text: str
+
+
+def target(key: str, version: Version) -> Target | None:
+    """The issue's targets, as a bound on exceptstar/peer (or on exceptstar's seconds)."""
+    native = version >= (3, 11)
+    if key == "construct" and not native:
+        return Target(1 / 5, False, "≥ 5x faster")
+    if key in ("split_flat", "subgroup_flat"):
+        return Target(4.0, False, "≤ 4x native") if native else Target(1 / 6, False, "≥ 6x faster")
+    if key == "except_star_naked":
+        return Target(3.0, False, "≤ 3x native") if native else Target(1 / 5, False, "≥ 5x faster")
+    if key == "format":
+        return Target(1.2, False, "≤ 1.2x native") if native else Target(1.0, False, "≤ 1x backport")
+    if key == "import" and version == (3, 10):
+        return Target(3e-3, True, "< 3 ms")
+    if key == "cached_import":
+        return Target(1.1, False, "≤ 1.1x plain")
+    return None
+
+
+# ---------------------------------------------------------------------------- environments
+
+
+def find_interpreters() -> Dict[Version, str]:
+    """Newest pyenv patch release of each minor version from 3.8 to 3.13."""
+    root = Path(os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv"))
+    found: Dict[Version, str] = {}
+    for minor in MINORS:
+        paths = glob.glob(str(root / "versions" / f"3.{minor}.*" / "bin" / f"python3.{minor}"))
+        paths.sort(key=lambda p: [int(x) for x in re.findall(r"versions/3\.\d+\.(\d+)", p)])
+        for exe in reversed(paths):
+            proc = subprocess.run([exe, "-c", "import sys; print(sys.version_info[:2])"],
+                                  capture_output=True, text=True)
+            if proc.returncode == 0 and proc.stdout.strip() == f"(3, {minor})":
+                found[(3, minor)] = exe
+                break
+    return found
+
+
+def ensure_venv(version: Version, exe: str) -> Path:
+    """The benchmark's own environment; rebuilt only when pyproject.toml or the peers change."""
+    venv = VENVS / f"bench-py{version[0]}{version[1]}"
+    python = venv / "bin" / "python"
+    stamp_file = venv / ".bench-stamp"
+    stamp = hashlib.sha256(
+        (ROOT / "pyproject.toml").read_bytes() + repr((version, exe, PEER_PACKAGES)).encode()
+    ).hexdigest()
+    if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
+        return python
+    log(f"creating {venv.relative_to(ROOT)}")
+    if venv.exists():
+        shutil.rmtree(venv)
+    subprocess.run([exe, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                    "-e", str(ROOT), *PEER_PACKAGES], check=True)
+    stamp_file.write_text(stamp)
+    return python
+
+
+def clean_env() -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTHON") and k != "EXCEPTSTAR_PURE"}
+    return env
+
+
+def side_env(side: str, version: Version) -> Dict[str, str]:
+    env = clean_env()
+    if side == "exceptstar" and version >= (3, 11):
+        env["EXCEPTSTAR_PURE"] = "1"
+    return env
+
+
+def describe(python: Path) -> Dict[str, str]:
+    code = (
+        "import json, sys, importlib.metadata as m\n"
+        "print(json.dumps({'python': sys.version.split()[0], "
+        "'exceptiongroup': m.version('exceptiongroup'), 'exceptstar': m.version('exceptstar')}))"
+    )
+    proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True,
+                          env=clean_env())
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------------- running
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+Result = Dict[str, object]
+
+
+def run_script(python: Path, script: str, side: str, version: Version, quick: bool,
+               profile: str | None = None) -> Tuple[Dict[str, Result], str]:
+    """One case script on one side: its rows' results, and stderr (or the profile text)."""
+    cmd = [str(python), str(BENCH / script), "--side", side]
+    if quick:
+        cmd.append("--quick")
+    if profile:
+        cmd += ["--profile", profile]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600,
+                              env=side_env(side, version))
+    except subprocess.TimeoutExpired:
+        return {}, f"{script} --side {side}: timed out"
+    if profile:
+        return {}, proc.stdout + (proc.stderr if proc.returncode else "")
+    if proc.returncode != 0:
+        return {}, f"{script} --side {side} exited {proc.returncode}:\n{proc.stderr[-3000:]}"
+    lines = proc.stdout.strip().splitlines()
+    return json.loads(lines[-1])["rows"], proc.stderr
+
+
+class VersionResults(NamedTuple):
+    version: Version
+    info: Dict[str, str]
+    cells: Dict[str, Dict[str, Result]]  # row key -> side -> result
+    errors: List[str]
+    profiles: Dict[str, str]
+
+
+def bench_version(version: Version, exe: str, quick: bool, profile: bool) -> VersionResults:
+    python = ensure_venv(version, exe)
+    info = describe(python)
+    cells: Dict[str, Dict[str, Result]] = {}
+    errors: List[str] = []
+    for script in SCRIPTS:
+        for side in SIDES:
+            log(f"  {version[0]}.{version[1]} {script} {side}")
+            started = time.perf_counter()
+            rows, stderr = run_script(python, script, side, version, quick)
+            if not rows:
+                errors.append(stderr)
+            for key, result in rows.items():
+                cells.setdefault(key, {})[side] = result
+            log(f"    {time.perf_counter() - started:.1f} s")
+    results = VersionResults(version, info, cells, errors, {})
+    if profile:
+        for row in rows_of(version):
+            verdict = judge(row, results)
+            if verdict is not None and not verdict[1]:
+                log(f"  {version[0]}.{version[1]} profiling {row.key}")
+                _, text = run_script(python, row.script, "exceptstar", version, quick, row.key)
+                results.profiles[row.key] = text
+    return results
+
+
+def rows_of(version: Version) -> List[Row]:
+    return [row for row in ROWS if version >= row.min_version]
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def seconds(result: Result | None) -> float | None:
+    if result is None or "seconds" not in result:
+        return None
+    return float(result["seconds"])  # type: ignore[arg-type]
+
+
+def fmt_time(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    return f"{value * 1e6:.2f} µs"
+
+
+def cell(result: Result | None) -> str:
+    if result is None:
+        return "error"
+    if "unavailable" in result:
+        return "not available yet" if "not available yet" in str(result["unavailable"]) else "n/a"
+    return fmt_time(seconds(result))
+
+
+def ratio_of(row: Row, results: VersionResults) -> float | None:
+    sides = results.cells.get(row.key, {})
+    mine, theirs = seconds(sides.get("exceptstar")), seconds(sides.get("peer"))
+    if mine is None or theirs is None or theirs == 0:
+        return None
+    return mine / theirs
+
+
+def judge(row: Row, results: VersionResults) -> Tuple[float, bool] | None:
+    """(how far from the limit, met?) for a row that has a target and figures."""
+    goal = target(row.key, results.version)
+    if goal is None:
+        return None
+    value = seconds(results.cells.get(row.key, {}).get("exceptstar")) if goal.absolute else ratio_of(row, results)
+    if value is None:
+        return None
+    return value / goal.limit, value <= goal.limit
+
+
+def fmt_ratio(ratio: float | None) -> str:
+    if ratio is None:
+        return "—"
+    if ratio < 1:
+        return f"{ratio:.2f}x ({1 / ratio:.1f}x faster)"
+    return f"{ratio:.2f}x"
+
+
+def machine() -> List[str]:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f", {kib / 2**20:.0f} GiB memory"
+    except (OSError, ValueError, IndexError):
+        pass
+    return [f"CPU: {model}, {os.cpu_count()} cores{memory}",
+            f"OS: {platform.platform()}"]
+
+
+def git_commit() -> str:
+    proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                          capture_output=True, text=True)
+    return proc.stdout.strip() or "unknown"
+
+
+def write_report(path: Path, all_results: List[VersionResults], quick: bool,
+                 loads: Tuple[float, float], elapsed: float) -> None:
+    out: List[str] = []
+    add = out.append
+    add("# exceptstar benchmarks\n")
+    add(f"Written by `python3 bench/run.py{' --quick' if quick else ''}` on "
+        f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} at commit {git_commit()} "
+        f"in {elapsed / 60:.1f} min.\n")
+    for line in machine():
+        add(f"- {line}")
+    add(f"- load average (1 min) before / after the run: {loads[0]:.2f} / {loads[1]:.2f}")
+    add("")
+    add("Each figure is the median time of one operation over "
+        f"{'3' if quick else '7'} repeats of an autoranged loop (timeit-style, garbage "
+        "collection off while timing), in a fresh process per case and side; the import "
+        f"figures are medians of {'7' if quick else '21'} fresh interpreters. "
+        "**Ratio** is exceptstar's time divided by the peer's: below 1 exceptstar is faster. "
+        "The peer runs on the same interpreter in the same run: the `exceptiongroup` backport "
+        "on 3.8-3.10, the built-in types and `except*` on 3.11+ (where exceptstar is forced "
+        "pure with `EXCEPTSTAR_PURE=1`).\n")
+    missed: List[Tuple[VersionResults, Row, float]] = []
+    for results in all_results:
+        version = results.version
+        info = results.info
+        add(f"## CPython {info.get('python', '{}.{}'.format(*version))}\n")
+        add(f"exceptstar {info.get('exceptstar', '?')}, exceptiongroup "
+            f"{info.get('exceptiongroup', '?')}.\n")
+        add("| case | exceptstar | peer | peer's figure | ratio | target | met? |")
+        add("|---|---:|---|---:|---:|---|---|")
+        for row in rows_of(version):
+            sides = results.cells.get(row.key, {})
+            goal = target(row.key, version)
+            verdict = judge(row, results)
+            if verdict is None:
+                met = "—" if goal is None else "not measured"
+            elif verdict[1]:
+                met = "yes"
+            else:
+                met = f"**no** ({verdict[0]:.2f}x the limit)"
+                missed.append((results, row, verdict[0]))
+            add(f"| {row.label} | {cell(sides.get('exceptstar'))} | "
+                f"{peer_label(row.peer, version, info.get('exceptiongroup', '?'))} | "
+                f"{cell(sides.get('peer'))} | {fmt_ratio(ratio_of(row, results))} | "
+                f"{goal.text if goal else '—'} | {met} |")
+        add("")
+        unavailable = sorted({str(r["unavailable"]) for s in results.cells.values()
+                              for r in s.values() if "unavailable" in r})
+        for reason in unavailable:
+            add(f"- {reason}")
+        for error in results.errors:
+            add("\n```\n" + error.strip() + "\n```")
+        if unavailable or results.errors:
+            add("")
+    add("## Missed targets\n")
+    if not missed:
+        add("None: every target that could be measured was met.\n")
+    for results, row, factor in missed:
+        version = results.version
+        goal = target(row.key, version)
+        assert goal is not None
+        add(f"### {row.label} on {version[0]}.{version[1]}\n")
+        add(f"Missed by {factor:.2f}x: the limit is {goal.text}; measured "
+            + (fmt_time(seconds(results.cells[row.key]['exceptstar'])) if goal.absolute
+               else fmt_ratio(ratio_of(row, results))) + ".")
+        why = WHY.get(row.key)
+        if why:
+            add(f"\nWhat bounds it: {why}")
+        profile = results.profiles.get(row.key)
+        if profile:
+            add("\nProfile of the exceptstar side (cProfile, sorted by own time):\n")
+            add("```\n" + profile.rstrip() + "\n```")
+        add("")
+    path.write_text("\n".join(out))
+
+
+# What bounds a row when it misses: the analysis behind the profile excerpt.
+WHY: Dict[str, str] = {}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="shorter loops and fewer repeats")
+    parser.add_argument("--only", action="append", metavar="3.X",
+                        help="run only this interpreter (repeatable)")
+    parser.add_argument("--no-profile", action="store_true",
+                        help="skip profiling the rows that miss their target")
+    parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md")
+    args = parser.parse_args()
+    interpreters = find_interpreters()
+    if args.only:
+        wanted = {tuple(int(x) for x in v.split(".")) for v in args.only}
+        interpreters = {v: exe for v, exe in interpreters.items() if v in wanted}
+    if not interpreters:
+        log("no CPython 3.8-3.13 interpreter found")
+        return 1
+    started = time.perf_counter()
+    load_before = os.getloadavg()[0]
+    all_results = []
+    for version, exe in sorted(interpreters.items()):
+        log(f"CPython {version[0]}.{version[1]}: {exe}")
+        all_results.append(bench_version(version, exe, args.quick, not args.no_profile))
+    elapsed = time.perf_counter() - started
+    write_report(args.output, all_results, args.quick, (load_before, os.getloadavg()[0]), elapsed)
+    log(f"wrote {args.output} in {elapsed:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
