@@ -273,9 +273,7 @@ def _subset(
             raise TypeError("derive must return an instance of BaseExceptionGroup")
     part.__traceback__ = orig.__traceback__
     part.__context__ = orig.__context__
-    part.__cause__ = orig.__cause__
-    # Setting __cause__ in C (PyException_SetCause) also sets this; in Python it doesn't.
-    part.__suppress_context__ = True
+    part.__cause__ = orig.__cause__  # which also sets __suppress_context__, as in C
     notes = getattr(orig, "__notes__", _MISSING)
     if notes is not _MISSING and _is_sequence(notes):
         part.__notes__ = list(notes)  # type: ignore[attr-defined, call-overload]
