@@ -118,7 +118,7 @@ set_handled: "Callable[[BaseException], None]" = _first_set_handled
 
 # --- the clause check and match --------------------------------------------
 
-def _check_types(types: object) -> None:
+def check_types(types: object) -> None:
     """CPython's _PyEval_CheckExceptStarTypeValid."""
     if isinstance(types, tuple):
         for item in types:
@@ -172,7 +172,7 @@ class Star:
         exception is wrapped in a new ``ExceptionGroup('', (exc,))``; a group
         matched as a whole is returned as is); otherwise ``None``.
         """
-        _check_types(types)
+        check_types(types)
         rest = self._rest
         if rest is None:
             return None

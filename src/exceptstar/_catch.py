@@ -1,0 +1,244 @@
+"""``catch()`` and ``suppress()``: ``except*`` and ``contextlib.suppress`` as context managers.
+
+Both run on the engine (``_engine``), so they see the same groups as the
+transformed ``except*`` (ours, the built-in ones, the ``exceptiongroup``
+backport's) and split them the same way.  What they raise leaves their
+``__exit__`` with a bare ``raise`` of an exception made current by the engine,
+so no frame of exceptstar ends up in a traceback.
+"""
+
+from ._engine import Star, check_types, group_classes, set_handled
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from types import TracebackType
+    from typing import Any, Callable, Iterable, List, Mapping, Optional, Tuple, Type, Union
+
+    _Types = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
+    _Key = Union[Type[BaseException], Iterable[Type[BaseException]]]
+    _Handler = Callable[[BaseException], Any]
+
+_GLOBALS = globals()
+
+
+def _strip(exc: BaseException) -> BaseException:
+    """Drop the traceback entries of exceptstar's own frames that lead to ``exc``'s raise.
+
+    A handler's exception passes through ``__exit__`` on its way out, which
+    adds an entry; without it, a bare ``raise`` in the handler leaves the
+    traceback identical to the original one, which is how a re-raise is
+    recognised, and the user sees only their own frames.
+    """
+    tb = exc.__traceback__
+    start = tb
+    while tb is not None and tb.tb_frame.f_globals is _GLOBALS:
+        tb = tb.tb_next
+    if tb is not start:
+        exc.__traceback__ = tb
+    return exc
+
+
+def _not_sync(handler: object, part: BaseException, result: object) -> TypeError:
+    close = getattr(result, "close", None)
+    if close is not None:
+        # The coroutine never ran: closing it prevents the "never awaited" warning.
+        close()
+    error = TypeError(
+        f"catch() handler {handler!r} returned an awaitable: a coroutine function needs "
+        "'async with exceptstar.catch(...)', which awaits it"
+    )
+    error.__cause__ = part
+    return error
+
+
+def _is_awaitable(value: object) -> bool:
+    import inspect
+
+    return inspect.isawaitable(value)
+
+
+class catch:
+    """Handle parts of exception groups as ``except*`` would, in a ``with`` statement.
+
+    ``handlers`` maps an exception class, or an iterable of them, to a callable
+    (the mapping of the ``exceptiongroup`` backport's ``catch()``)::
+
+        def on_value_error(group):
+            ...
+
+        with exceptstar.catch({ValueError: on_value_error, (KeyError, TypeError): other}):
+            ...
+
+    behaves as::
+
+        try:
+            ...
+        except* ValueError as group:
+            on_value_error(group)
+        except* (KeyError, TypeError) as group:
+            other(group)
+
+    Each handler is called, in the mapping's order, with the part of the
+    group its key matches (a naked exception is wrapped in an
+    ``ExceptionGroup('', (exc,))`` first); during the call that part is the
+    handled exception (``sys.exc_info()``, the ``__context__`` of whatever the
+    handler raises).  A bare ``raise`` in a handler re-raises its part, which
+    is merged back into the original group's structure; ``raise part`` or any
+    other exception is new.  What propagates is what ``except*`` would
+    propagate: new exceptions first, then what was re-raised or left
+    unmatched.
+
+    ``async with`` awaits handlers that are coroutine functions (or that
+    return awaitables); the plain ``with`` form refuses them with a TypeError.
+
+    Keys are checked at once, with CPython's ``except*`` errors: a key must be
+    an exception class (or an iterable of them) and not an exception group
+    class, and a handler must be callable.
+    """
+
+    __slots__ = ("_handlers",)
+
+    def __init__(self, handlers: "Mapping[_Key, _Handler]") -> None:
+        try:
+            items = handlers.items()
+        except AttributeError:
+            raise TypeError(
+                f"catch() argument must be a mapping, not {type(handlers).__name__}"
+            ) from None
+        entries: List[Tuple[_Types, _Handler]] = []
+        for key, handler in items:
+            types: _Types
+            if isinstance(key, type):
+                types = key
+            else:
+                try:
+                    types = tuple(key)
+                except TypeError:
+                    types = key  # type: ignore[assignment]  # check_types reports it with CPython's message
+            check_types(types)
+            if not callable(handler):
+                raise TypeError(f"'{type(handler).__name__}' object is not callable")
+            entries.append((types, handler))
+        self._handlers = entries
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        exc_type: "Optional[Type[BaseException]]",
+        exc: "Optional[BaseException]",
+        tb: "Optional[TracebackType]",
+    ) -> bool:
+        if exc is None:
+            return False
+        star = Star(exc)
+        for types, handler in self._handlers:
+            part = star.match(types)
+            if part is not None:
+                try:
+                    result = handler(part)
+                except BaseException as raised:
+                    star.raised(_strip(raised))
+                else:
+                    if result is not None and _is_awaitable(result):
+                        star.outcome()
+                        set_handled(_not_sync(handler, part, result))
+                        raise
+        outcome = star.outcome()
+        if outcome is None:
+            return True
+        if outcome is exc:
+            # Untouched: the with statement re-raises it exactly as it was.
+            return False
+        set_handled(outcome)
+        raise
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(
+        self,
+        exc_type: "Optional[Type[BaseException]]",
+        exc: "Optional[BaseException]",
+        tb: "Optional[TracebackType]",
+    ) -> bool:
+        if exc is None:
+            return False
+        star = Star(exc)
+        for types, handler in self._handlers:
+            part = star.match(types)
+            if part is not None:
+                try:
+                    result = handler(part)
+                    if result is not None and _is_awaitable(result):
+                        await result
+                except BaseException as raised:
+                    star.raised(_strip(raised))
+        outcome = star.outcome()
+        if outcome is None:
+            return True
+        if outcome is exc:
+            return False
+        set_handled(outcome)
+        raise
+
+
+class suppress:
+    """Suppress the given exceptions, as Python 3.12's ``contextlib.suppress``, on every version.
+
+    ``with exceptstar.suppress(FileNotFoundError): os.remove(path)``
+
+    A matching exception is suppressed.  From an exception group (ours, a
+    built-in one or the ``exceptiongroup`` backport's) the matching part is
+    taken out with the group's own ``split`` and the rest, if any, is raised,
+    with the original group as its ``__context__``; a group that matches
+    entirely is suppressed.
+    """
+
+    __slots__ = ("_exceptions",)
+
+    def __init__(self, *exceptions: "Type[BaseException]") -> None:
+        self._exceptions = exceptions
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        exc_type: "Optional[Type[BaseException]]",
+        exc: "Optional[BaseException]",
+        tb: "Optional[TracebackType]",
+    ) -> "Optional[bool]":
+        if exc_type is None:
+            return None
+        if issubclass(exc_type, self._exceptions):
+            return True
+        if issubclass(exc_type, group_classes()):
+            _match, rest = exc.split(self._exceptions)  # type: ignore[union-attr]
+            if rest is None:
+                return True
+            _chain(rest, exc)  # type: ignore[arg-type]
+            set_handled(rest)
+            raise
+        return False
+
+
+def _chain(raised: BaseException, handled: BaseException) -> None:
+    """The ``__context__`` that ``raise raised`` would set while ``handled`` is handled.
+
+    As CPython's _PyErr_SetObject: a link in ``handled``'s context chain that
+    leads back to ``raised`` is cut so that no cycle forms.
+    """
+    if raised is handled:
+        return
+    seen = set()
+    node = handled
+    while node is not None and id(node) not in seen:
+        seen.add(id(node))
+        context = node.__context__
+        if context is raised:
+            node.__context__ = None
+            break
+        node = context  # type: ignore[assignment]
+    raised.__context__ = handled
