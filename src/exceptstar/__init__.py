@@ -5,9 +5,17 @@ processes ever touch.  Everything else is loaded on first use through the
 module ``__getattr__`` below, so that ``import exceptstar`` stays cheap.
 """
 
+import sys
+
 from ._notes import add_note
 from ._types import PURE, BaseExceptionGroup, ExceptionGroup
 from ._version import __version__
+
+if sys.version_info < (3, 11):
+    # Groups and notes in every printed traceback; lazy, see _patches.
+    from . import _patches
+
+    _patches.activate()
 
 # Public name -> private module that defines it, imported on first access.
 _LAZY = {

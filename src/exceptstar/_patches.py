@@ -1,0 +1,367 @@
+"""Groups and notes in every printed traceback on 3.8-3.10, installed lazily.
+
+Those interpreters print tracebacks in C (``sys.excepthook``, threads,
+unraisable exceptions) or through the ``traceback`` module, and none of them
+knows exception groups or notes.  ``activate()`` (run by ``import exceptstar``)
+routes each printing path through ``_formatting`` without importing anything:
+
+* ``sys.excepthook`` and ``sys.unraisablehook``, when they are still the
+  interpreter's defaults, become small functions that import the formatter
+  only when an exception with a group or a note is printed, and leave every
+  other exception to the default hook;
+* ``traceback``, ``threading``, ``code``, IPython's shell and the
+  ``exceptiongroup`` backport are patched right after they are first imported
+  (by a ``sys.meta_path`` finder that removes itself when all are done), or
+  at once if they already are.
+
+A hook that someone else installed is left in place.  Any failure of ours
+falls back to the hook or method that was there before.  ``EXCEPTSTAR_NO_PATCH=1``
+turns all of it off.
+"""
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType, TracebackType
+    from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Type
+
+_DISABLED = os.environ.get("EXCEPTSTAR_NO_PATCH", "") not in ("", "0")
+
+
+def _group_types() -> "Tuple[type, ...]":
+    from ._types import BaseExceptionGroup
+
+    backport = sys.modules.get("exceptiongroup")
+    backport_type = getattr(backport, "BaseExceptionGroup", None)
+    if isinstance(backport_type, type) and backport_type is not BaseExceptionGroup:
+        return (BaseExceptionGroup, backport_type)
+    return (BaseExceptionGroup,)
+
+
+def needs_us(exc: object) -> bool:
+    """Whether ``exc`` or an exception it chains to is a group or has notes.
+
+    Everything else is left to the interpreter's own printing, untouched
+    (3.10's "Did you mean" hints, for one, come only from there).
+    """
+    groups = _group_types()
+    pending = [exc]
+    seen = set()
+    while pending:
+        current = pending.pop()
+        if not isinstance(current, BaseException) or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, groups):
+            return True
+        try:
+            if hasattr(current, "__notes__"):
+                return True
+        except Exception:
+            return True  # a failing __notes__ is for the formatter to report
+        pending.append(current.__cause__)
+        pending.append(current.__context__)
+    return False
+
+
+def _format(exc_type: "Any", value: "Any", tb: "Any", chain: bool = True) -> str:
+    from ._formatting import TracebackException
+
+    return "".join(TracebackException(exc_type, value, tb, compact=True).format(chain=chain))
+
+
+# -- sys.excepthook ---------------------------------------------------------
+
+# Set by the ``code`` patch: while showsyntaxerror runs in a thread, the
+# interpreter whose ``write`` receives what the default hook would print.
+_code_state: "Any" = None
+
+
+def excepthook(exc_type: "Type[BaseException]", value: BaseException,
+               tb: "Optional[TracebackType]") -> None:
+    """``sys.excepthook``: the default one, with groups and notes printed in full."""
+    try:
+        interpreter = getattr(_code_state, "interpreter", None)
+        if interpreter is not None:
+            # Called back by code.InteractiveInterpreter.showsyntaxerror: the
+            # default hook's job there is to write through the interpreter.
+            import traceback
+
+            interpreter.write("".join(traceback.format_exception_only(exc_type, value)))
+            return
+        stream = sys.stderr
+        if stream is not None and needs_us(value):
+            text = _format(exc_type, value, tb)
+            stream.write(text)
+            stream.flush()
+            return
+    except Exception:
+        pass
+    sys.__excepthook__(exc_type, value, tb)
+
+
+# -- sys.unraisablehook -----------------------------------------------------
+
+def unraisablehook(unraisable: "Any") -> None:
+    """``sys.unraisablehook``: the default one, with groups and notes printed in full."""
+    try:
+        stream = sys.stderr
+        value = unraisable.exc_value
+        if stream is not None and needs_us(value):
+            obj = unraisable.object
+            message = unraisable.err_msg
+            header = ""
+            if obj is not None:
+                try:
+                    shown = repr(obj)
+                except Exception:
+                    shown = "<object repr() failed>"
+                header = f"{message or 'Exception ignored in'}: {shown}\n"
+            elif message is not None:
+                header = f"{message}:\n"
+            text = header + _format(unraisable.exc_type, value, unraisable.exc_traceback)
+            stream.write(text)
+            stream.flush()
+            return
+    except Exception:
+        pass
+    sys.__unraisablehook__(unraisable)
+
+
+# -- module patches, applied right after the module is imported ------------
+
+_ORIGINALS: "Dict[str, Any]" = {}
+
+
+def _patch_traceback(module: "ModuleType") -> None:
+    from . import _formatting
+
+    _ORIGINALS["traceback.TracebackException"] = module.TracebackException
+    module.TracebackException = _formatting.TracebackException  # type: ignore[attr-defined]
+    _OWN_METHODS.update(
+        (name, vars(_formatting.TracebackException)[name])
+        for name in ("__init__", "format", "format_exception_only"))
+
+
+_OWN_METHODS: "Dict[str, Any]" = {}
+
+
+def _patch_backport(module: "ModuleType") -> None:
+    """Undo the backport's in-place patching of ``traceback.TracebackException``.
+
+    Imported after us, ``exceptiongroup`` may assign its own methods to
+    whatever class ``traceback.TracebackException`` is, which is then ours;
+    ours already formats the backport's groups, so they are put back.
+    """
+    if not _OWN_METHODS:
+        return
+    from . import _formatting
+
+    for name, method in _OWN_METHODS.items():
+        if vars(_formatting.TracebackException).get(name) is not method:
+            setattr(_formatting.TracebackException, name, method)
+
+
+def _thread_excepthook(args: "Any") -> None:
+    """``threading.excepthook``: the default one, with groups and notes printed in full."""
+    original = _ORIGINALS["threading.excepthook"]
+    try:
+        if args.exc_type is not SystemExit and needs_us(args.exc_value):
+            stream = sys.stderr
+            if stream is None and args.thread is not None:
+                stream = args.thread._stderr
+            if stream is None:
+                return
+            if args.thread is not None:
+                name = args.thread.name
+            else:
+                import _thread
+
+                name = _thread.get_ident()
+            text = _format(args.exc_type, args.exc_value, args.exc_traceback)
+            stream.write(f"Exception in thread {name}:\n")
+            stream.flush()
+            stream.write(text)
+            stream.flush()
+            return
+    except Exception:
+        pass
+    original(args)
+
+
+def _patch_threading(module: "ModuleType") -> None:
+    default = getattr(module, "__excepthook__", None)
+    if default is None:  # 3.8 and 3.9 have no threading.__excepthook__
+        import _thread
+
+        default = getattr(_thread, "_excepthook", None)
+    if module.excepthook is default:
+        _ORIGINALS["threading.excepthook"] = default
+        module.excepthook = _thread_excepthook  # type: ignore[attr-defined]
+
+
+def _patch_code(module: "ModuleType") -> None:
+    global _code_state
+    import _thread
+
+    interpreter = module.InteractiveInterpreter
+    original_showtraceback = interpreter.showtraceback
+    original_showsyntaxerror = interpreter.showsyntaxerror
+    _code_state = state = _thread._local()
+
+    def showtraceback(self: "Any") -> None:
+        # The interpreter writes through self.write only when sys.excepthook is
+        # the default; ours is the default too, one that knows groups.
+        if sys.excepthook is not excepthook:
+            original_showtraceback(self)
+            return
+        sys.last_type, sys.last_value, last_tb = info = sys.exc_info()
+        sys.last_traceback = last_tb
+        try:
+            import traceback
+
+            lines = traceback.format_exception(info[0], info[1], last_tb.tb_next)  # type: ignore[union-attr]
+            self.write("".join(lines))
+        finally:
+            last_tb = info = None  # type: ignore[assignment]
+
+    def showsyntaxerror(self: "Any", filename: "Optional[str]" = None) -> None:
+        if sys.excepthook is not excepthook:
+            original_showsyntaxerror(self, filename)
+            return
+        # The original fixes up the filename and then calls sys.excepthook,
+        # ours, which writes through self.write while this is set.
+        state.interpreter = self
+        try:
+            original_showsyntaxerror(self, filename)
+        finally:
+            state.interpreter = None
+
+    showtraceback.__doc__ = original_showtraceback.__doc__
+    showsyntaxerror.__doc__ = original_showsyntaxerror.__doc__
+    interpreter.showtraceback = showtraceback
+    interpreter.showsyntaxerror = showsyntaxerror
+
+
+def _patch_ipython(module: "ModuleType") -> None:
+    shell_class = getattr(module, "InteractiveShell", None)
+    if shell_class is None:
+        return
+    original = shell_class.showtraceback
+
+    def showtraceback(self: "Any", exc_tuple: "Any" = None, filename: "Any" = None,
+                      tb_offset: "Any" = None, exception_only: bool = False,
+                      running_compiled_code: bool = False) -> None:
+        try:
+            etype, value, tb = self._get_exc_info(exc_tuple)
+            if (not exception_only and not issubclass(etype, SyntaxError)
+                    and needs_us(value)):
+                skip = self.InteractiveTB.tb_offset if tb_offset is None else tb_offset
+                for _ in range(skip or 0):
+                    if tb is None or tb.tb_next is None:
+                        break
+                    tb = tb.tb_next
+                text = _format(etype, value, tb)
+                self._showtraceback(etype, value, [text.rstrip("\n")])
+                return
+        except Exception:
+            pass
+        original(self, exc_tuple, filename, tb_offset, exception_only, running_compiled_code)
+
+    showtraceback.__doc__ = original.__doc__
+    shell_class.showtraceback = showtraceback
+
+
+_PATCHERS: "Dict[str, Callable[[ModuleType], None]]" = {
+    "traceback": _patch_traceback,
+    "threading": _patch_threading,
+    "code": _patch_code,
+    "IPython.core.interactiveshell": _patch_ipython,
+    "exceptiongroup._formatting": _patch_backport,
+}
+
+
+def _apply(name: str, module: "ModuleType") -> None:
+    patcher = _PATCHERS.pop(name, None)
+    if patcher is None:
+        return
+    try:
+        patcher(module)
+    except Exception:
+        # A module we do not recognise (a changed IPython, say) stays as it is.
+        pass
+    if not _PATCHERS:
+        _Finder.remove()
+
+
+class _PatchingLoader:
+    """Runs the real loader, then patches the module and steps aside."""
+
+    def __init__(self, loader: "Any", name: str) -> None:
+        self.loader = loader
+        self.name = name
+
+    def create_module(self, spec: "ModuleSpec") -> "Optional[ModuleType]":
+        return self.loader.create_module(spec)  # type: ignore[no-any-return]
+
+    def exec_module(self, module: "ModuleType") -> None:
+        # Put the real loader back first, so that nothing else ever sees us.
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        self.loader.exec_module(module)
+        _apply(self.name, module)
+
+
+class _Finder:
+    """A ``sys.meta_path`` entry that only watches for the modules to patch."""
+
+    @classmethod
+    def find_spec(cls, name: str, path: "Optional[Sequence[str]]" = None,
+                  target: "Optional[ModuleType]" = None) -> "Optional[ModuleSpec]":
+        if name not in _PATCHERS:
+            return None
+        for finder in sys.meta_path:
+            if finder is cls:
+                continue
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is None:
+                continue
+            spec = find_spec(name, path, target)
+            if spec is None:
+                continue
+            if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                spec.loader = _PatchingLoader(spec.loader, name)
+            return spec  # type: ignore[no-any-return]
+        return None
+
+    @classmethod
+    def remove(cls) -> None:
+        try:
+            sys.meta_path.remove(cls)
+        except ValueError:
+            pass
+
+
+_active = False
+
+
+def activate() -> None:
+    """Route every printing path through the group-aware formatter (3.8-3.10)."""
+    global _active
+    if _active or _DISABLED:
+        return
+    _active = True
+    if sys.excepthook is sys.__excepthook__:
+        sys.excepthook = excepthook
+    if sys.unraisablehook is sys.__unraisablehook__:
+        sys.unraisablehook = unraisablehook
+    for name in list(_PATCHERS):
+        module = sys.modules.get(name)
+        if module is not None:
+            _apply(name, module)
+    if _PATCHERS:
+        sys.meta_path.insert(0, _Finder)
