@@ -1,0 +1,201 @@
+"""The import hook: modules that use ``except*`` are transformed as they are imported.
+
+``install()`` covers every module outside the standard library, and
+``install("mylib")`` only ``mylib`` and its submodules (what a library calls
+in its own ``__init__``).  Both are no-ops on 3.11+ unless ``EXCEPTSTAR_PURE=1``.
+
+The finder sits just before ``PathFinder`` in ``sys.meta_path`` and asks it
+for the spec, so finders placed earlier (pytest's assertion rewriter, editable
+installs) keep precedence; it only swaps the loader of plain source files.
+
+The loader keeps the transformed bytecode beside the normal ``.pyc``, under a
+tag of its own (``mod.cpython-310.exceptstar-0.1.0.pyc``): a timestamp pyc
+keyed on the source's mtime and size, the version being in the name, written
+atomically by the normal machinery and ignored on any error.  A module
+without ``except*`` goes the normal way and gets the normal ``.pyc``: on
+3.8-3.10 a valid normal ``.pyc`` proves the source has no ``except*`` (the
+interpreter could not have compiled it), so that check costs one failed open.
+"""
+
+import marshal
+import os
+import sys
+from importlib.machinery import PathFinder, SourceFileLoader
+from importlib.util import MAGIC_NUMBER, cache_from_source
+
+from . import _transform
+from ._version import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from importlib.machinery import ModuleSpec
+    from types import CodeType, ModuleType
+    from typing import List, Optional, Sequence, Set, Tuple
+
+__all__ = ["install", "uninstall"]
+
+CACHE_TAG = f"exceptstar-{__version__}"
+
+
+def cache_paths(source_path: str) -> "Optional[Tuple[str, str]]":
+    """The normal and the transformed bytecode paths of ``source_path`` (None: no cache)."""
+    try:
+        bytecode_path = cache_from_source(source_path)
+    except (NotImplementedError, ValueError):
+        return None
+    return bytecode_path, f"{bytecode_path[:-len('.pyc')]}.{CACHE_TAG}.pyc"
+
+
+def _pyc_header(mtime: float, size: int) -> bytes:
+    return (MAGIC_NUMBER + b"\0\0\0\0" + (int(mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+            + (size & 0xFFFFFFFF).to_bytes(4, "little"))
+
+
+def _read_pyc(path: str, header: bytes) -> "Optional[CodeType]":
+    """The code in a timestamp pyc with exactly ``header``; None if missing, stale or broken."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    if data[:16] != header:
+        return None
+    try:
+        code = marshal.loads(data[16:])
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if type(code) is type(_read_pyc.__code__) else None
+
+
+class ExceptStarLoader(SourceFileLoader):
+    """A source loader that transforms ``except*`` and caches the result under its own tag."""
+
+    def get_code(self, fullname: str) -> "CodeType":
+        source_path = self.get_filename(fullname)
+        try:
+            stat = os.stat(source_path)
+        except OSError:
+            return super().get_code(fullname)  # type: ignore[return-value]
+        header = _pyc_header(stat.st_mtime, stat.st_size)
+        paths = cache_paths(source_path)
+        if paths is not None:
+            code = _read_pyc(paths[1], header)
+            if code is None and not _transform.NATIVE_SYNTAX:
+                code = _read_pyc(paths[0], header)
+            if code is not None:
+                return code
+        source = self.get_data(source_path)
+        if not _transform.has_except_star(source):
+            return super().get_code(fullname)  # type: ignore[return-value]
+        try:
+            code, transformed = _transform.compile_source(source, source_path, "exec")
+        except SyntaxError as error:
+            raise error.with_traceback(None) from None
+        if not sys.dont_write_bytecode and paths is not None:
+            mode = (stat.st_mode & 0o777) | 0o200
+            self.set_data(paths[transformed], header + marshal.dumps(code), _mode=mode)
+        return code  # type: ignore[no-any-return]
+
+
+class ExceptStarFinder:
+    """Finds modules as ``PathFinder`` does; gives the covered source modules our loader."""
+
+    def __init__(self) -> None:
+        self.everything = False
+        self.packages: Set[str] = set()
+        self.paths: List[str] = []
+        self._stdlib = _stdlib_dirs()
+
+    def _in_packages(self, fullname: str) -> bool:
+        return any(fullname == p or fullname.startswith(p + ".") for p in self.packages)
+
+    def _covers_name(self, fullname: str) -> bool:
+        if fullname == "exceptstar" or fullname.startswith("exceptstar."):
+            return False
+        return self.everything or bool(self.paths) or self._in_packages(fullname)
+
+    def _covers_origin(self, fullname: str, origin: str) -> bool:
+        if self._in_packages(fullname):
+            return True
+        if self.everything:
+            return not self._in_stdlib(origin)
+        return origin.startswith(tuple(self.paths))
+
+    def _in_stdlib(self, origin: str) -> bool:
+        for folder in self._stdlib:
+            if origin.startswith(folder):
+                # site-packages may live inside the standard library's folder.
+                return not origin[len(folder):].startswith(("site-packages", "dist-packages"))
+        return False
+
+    def find_spec(self, fullname: str, path: "Optional[Sequence[str]]" = None,
+                  target: "Optional[ModuleType]" = None) -> "Optional[ModuleSpec]":
+        if not self._covers_name(fullname):
+            return None
+        spec = PathFinder.find_spec(fullname, path, target)
+        if spec is None or type(spec.loader) is not SourceFileLoader or spec.origin is None:
+            return spec
+        if not self._covers_origin(fullname, spec.origin):
+            return spec
+        spec.loader = ExceptStarLoader(fullname, spec.origin)
+        return spec
+
+    def invalidate_caches(self) -> None:
+        pass
+
+
+def _stdlib_dirs() -> "Tuple[str, ...]":
+    # Where os.py is: the standard library (sysconfig would say the same, slowly).
+    folder = os.path.dirname(os.__file__)
+    return (os.path.join(folder, ""), os.path.join(os.path.realpath(folder), ""))
+
+
+_finder: "Optional[ExceptStarFinder]" = None
+
+
+def _ensure_finder() -> ExceptStarFinder:
+    global _finder
+    if _finder is None:
+        _finder = ExceptStarFinder()
+    if _finder not in sys.meta_path:
+        index = next((i for i, f in enumerate(sys.meta_path) if f is PathFinder), len(sys.meta_path))
+        sys.meta_path.insert(index, _finder)
+    return _finder
+
+
+def install(*packages: str) -> None:
+    """Transform ``except*`` in the modules imported from now on.
+
+    Without arguments: every module outside the standard library.  With
+    package names: only those packages and their submodules (a library calls
+    ``exceptstar.install(__name__)`` in its ``__init__``).  Calls add up.
+    Does nothing on 3.11+, where ``except*`` is native (unless
+    ``EXCEPTSTAR_PURE=1``).
+    """
+    for package in packages:
+        if not isinstance(package, str) or not package:
+            raise TypeError(f"install() takes package names, not {package!r}")
+    if not _transform.ACTIVE:
+        return
+    finder = _ensure_finder()
+    if packages:
+        finder.packages.update(packages)
+    else:
+        finder.everything = True
+
+
+def install_paths(*paths: str) -> None:
+    """Cover the modules whose files are under ``paths`` (the pytest plugin's scope)."""
+    if not _transform.ACTIVE:
+        return
+    finder = _ensure_finder()
+    finder.paths.extend(os.path.join(os.path.abspath(p), "") for p in paths)
+
+
+def uninstall() -> None:
+    """Undo every ``install()``: modules imported afterwards are compiled normally."""
+    global _finder
+    if _finder is not None:
+        while _finder in sys.meta_path:
+            sys.meta_path.remove(_finder)
+        _finder = None

@@ -1,0 +1,689 @@
+"""``except*`` for interpreters that cannot compile it: source -> AST -> code.
+
+Also the run-time namespace of transformed code, which reaches it as the
+builtin name ``__exceptstar__`` (set when this module is imported: every path
+that produces transformed code imports it first).  A builtin rather than an
+injected import, so that transformed code also works when it is executed with
+arbitrary globals (``exec(code, {})``, separate locals, a REPL namespace).
+
+How the source is read on 3.8-3.10, whose parsers reject ``except*``: the
+tokenizer finds every ``except`` keyword followed by a ``*`` operator; the
+``*`` is replaced by a space (so every line and column stays where it was),
+the result is parsed, and the handlers found at the recorded positions are the
+starred ones.  On 3.11+ (only under ``EXCEPTSTAR_PURE=1``) the native parser
+gives ``ast.TryStar`` directly.  The invalid forms are detected here with
+CPython 3.13's messages and positions.
+
+Every starred ``try`` becomes (``N`` is the nesting depth, so nested
+statements never share names; dunder names escape class-private mangling)::
+
+    try:
+        BODY
+    except __exceptstar__.BaseException as __es_caught_N__:
+        __es_star_N__ = __exceptstar__.Star(__es_caught_N__)
+        __es_part_N__ = None
+        try:
+            __es_part_N__ = __es_star_N__.match(T1)
+            if __es_part_N__ is not None:
+                e = __es_part_N__
+                try:
+                    H1
+                except __exceptstar__.BaseException as __es_raised_N__:
+                    __es_star_N__.raised(__es_raised_N__)
+                finally:
+                    e = None
+                    del e
+            ...
+            if __es_star_N__.finish():
+                raise
+        finally:
+            del __es_star_N__, __es_part_N__
+    else:
+        ELSE
+    finally:
+        FINALLY
+
+Generated nodes carry the position of the user construct they stand for (a
+clause's machinery that of its ``except*`` line), so tracebacks, line events
+and coverage only ever see the user's lines.  Transformed modules also get
+``ExceptionGroup``, ``BaseExceptionGroup`` (when the module binds neither
+name itself) and, before 3.11, ``exc.add_note(...)`` on every exception.
+"""
+
+import builtins
+import sys
+
+from . import _types
+from ._engine import Star
+from ._notes import add_note
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import ast
+    from typing import Any, Callable, Dict, List, Optional, Set, Tuple, Union
+
+    _Key = Tuple[int, int]
+    _Position = Tuple[int, int, int, int]
+
+__all__ = ["compile", "has_except_star"]
+
+# --- the run-time namespace of transformed code -------------------------------
+
+# Looked up here rather than as a plain name so that a module rebinding
+# ``BaseException`` cannot change what the generated handlers catch.
+BaseException = builtins.BaseException
+ExceptionGroup = _types.ExceptionGroup
+BaseExceptionGroup = _types.BaseExceptionGroup
+Star = Star
+
+
+def note_method(obj: object) -> "Callable[[str], None]":
+    """``obj.add_note`` as 3.11+ resolves it (3.8-3.10: exceptions lack the method)."""
+    try:
+        return obj.add_note  # type: ignore[attr-defined,no-any-return]
+    except AttributeError:
+        if not isinstance(obj, BaseException):
+            raise
+    return add_note.__get__(obj)  # type: ignore[no-any-return]
+
+
+builtins.__exceptstar__ = sys.modules[__name__]  # type: ignore[attr-defined]
+
+# --- the transformation ---------------------------------------------------------
+
+# True where this interpreter cannot compile except* itself or EXCEPTSTAR_PURE asks
+# for the transformation anyway; elsewhere everything here defers to the built-ins.
+ACTIVE = _types.PURE
+NATIVE_SYNTAX = sys.version_info >= (3, 11)
+
+
+_MIXED = "cannot have both 'except' and 'except*' on the same 'try'"
+_NO_TYPES = "expected one or more exception types"
+_NOT_PARENTHESIZED = "multiple exception types must be parenthesized"
+_FLOW = "'break', 'continue' and 'return' cannot appear in an except* block"
+
+_builtin_compile = builtins.compile
+_FUTURE_FLAGS = 0
+_PyCF_ONLY_AST = 0x400
+
+
+def has_except_star(source: "Union[str, bytes]") -> bool:
+    """Cheap test: could ``source`` contain ``except*`` (False: it certainly does not)."""
+    if isinstance(source, str):
+        source = source.encode("utf-8", "surrogatepass")
+    size = len(source)
+    index = source.find(b"except")
+    while index >= 0:
+        index += 6
+        # Whitespace or line continuations may separate the keyword from the star.
+        while index < size and source[index] in b" \t\f\\\r\n":
+            index += 1
+        if source[index:index + 1] == b"*":
+            return True
+        index = source.find(b"except", index)
+    return False
+
+
+def _future_flags() -> int:
+    global _FUTURE_FLAGS
+    if not _FUTURE_FLAGS:
+        import __future__
+
+        for name in __future__.all_feature_names:
+            _FUTURE_FLAGS |= getattr(__future__, name).compiler_flag
+    return _FUTURE_FLAGS
+
+
+def compile(
+    source: "Any",
+    filename: "Any",
+    mode: str,
+    flags: int = 0,
+    dont_inherit: bool = False,
+    optimize: int = -1,
+) -> "Any":
+    """The built-in ``compile``, understanding ``except*`` on every version.
+
+    Source without ``except*`` (and everything on 3.11+ unless
+    ``EXCEPTSTAR_PURE=1``) is handed to the built-in unchanged.  With
+    ``ast.PyCF_ONLY_AST`` on 3.8-3.10 the result is the transformed tree (the
+    ``ast`` module there has no node for ``except*``).
+    """
+    if not dont_inherit:
+        # The built-in would inherit the future flags of *its* caller: this frame.
+        flags |= sys._getframe(1).f_code.co_flags & _future_flags()
+    if not ACTIVE:
+        return _builtin_compile(source, filename, mode, flags, True, optimize)
+    return compile_source(source, filename, mode, flags, optimize)[0]
+
+
+def compile_source(source: "Any", filename: "Any", mode: str, flags: int = 0,
+                   optimize: int = -1) -> "Tuple[Any, bool]":
+    """``compile`` without inheritance, and whether ``except*`` was transformed."""
+    if isinstance(source, (str, bytes, bytearray, memoryview)):
+        data = bytes(source) if not isinstance(source, str) else source
+        if not has_except_star(data):
+            return _builtin_compile(source, filename, mode, flags, True, optimize), False
+        tree: Any = parse(data, _filename_text(filename), mode, flags)
+    else:
+        tree = source
+        if not NATIVE_SYNTAX or not _has_try_star(tree):
+            return _builtin_compile(source, filename, mode, flags, True, optimize), False
+        check_tree(tree, {}, _filename_text(filename), None)
+    transformed = transform(tree)
+    if not transformed and tree is not source:
+        # `except*` only in a string or a comment: the module is compiled untouched.
+        return _builtin_compile(source, filename, mode, flags, True, optimize), False
+    if flags & _PyCF_ONLY_AST:
+        return tree, transformed
+    return _builtin_compile(tree, filename, mode, flags, True, optimize), transformed
+
+
+def _filename_text(filename: object) -> str:
+    if isinstance(filename, bytes):
+        return filename.decode(sys.getfilesystemencoding(), "surrogateescape")
+    return str(filename)
+
+
+def _has_try_star(tree: object) -> bool:
+    import ast
+
+    try_star = getattr(ast, "TryStar", None)
+    return try_star is not None and any(isinstance(node, try_star) for node in ast.walk(tree))  # type: ignore[arg-type]
+
+
+def source_text(source: "Union[str, bytes]") -> str:
+    """Decode source bytes as the interpreter would (coding cookie, BOM)."""
+    if isinstance(source, str):
+        return source
+    import io
+    import tokenize
+
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    text = source.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags: int = 0) -> "ast.AST":
+    """Parse source that may use ``except*`` into a checked tree ready for ``transform``.
+
+    Raises SyntaxError for anything the interpreter (or CPython 3.13, for the
+    ``except*`` forms) rejects.  On 3.8-3.10 the starred handlers are marked
+    with ``exceptstar_star = True``.
+    """
+    text = source_text(source)
+    if NATIVE_SYNTAX:
+        tree = _builtin_compile(text, filename, mode, flags | _PyCF_ONLY_AST, True)
+        check_tree(tree, {}, filename, text)
+        return tree  # type: ignore[no-any-return]
+    scan = _Scan(text)
+    try:
+        tree = _builtin_compile(scan.rewritten, filename, mode, flags | _PyCF_ONLY_AST, True)
+    except SyntaxError as error:
+        if scan.errors and _before(scan.errors[0], error):
+            raise scan.errors[0].exception(filename) from None
+        scan.restore_text(error)
+        raise
+    _mark(tree, scan.stars)
+    parser_errors = list(scan.errors)
+    check_tree(tree, scan.stars, filename, text, parser_errors, scan.rewritten, mode)
+    return tree  # type: ignore[no-any-return]
+
+
+class _Error:
+    """A SyntaxError to raise, with CPython's position (1-based offsets)."""
+
+    def __init__(self, msg: str, position: "_Position", text: "Optional[str]",
+                 order: "Optional[_Key]" = None) -> None:
+        self.msg = msg
+        self.position = position
+        self.text = text
+        # Where the error sits for ordering against other errors (a lost
+        # position, -1, still has a place in the source).
+        self.order = order or (position[0], position[1])
+
+    def exception(self, filename: str) -> SyntaxError:
+        lineno, offset, end_lineno, end_offset = self.position
+        text = self.text
+        if text is None and lineno > 0:
+            # As PyErr_ProgramTextObject: compiler errors quote the file, if there is one.
+            text = _file_line(filename, lineno)
+        details: Tuple[Any, ...] = (filename, lineno, offset, text)
+        if sys.version_info >= (3, 10):
+            details += (end_lineno, end_offset)
+        return SyntaxError(self.msg, details)
+
+
+def _file_line(filename: str, lineno: int) -> "Optional[str]":
+    try:
+        with open(filename, "rb") as file:
+            for number, line in enumerate(file, 1):
+                if number == lineno:
+                    return line.decode("utf-8", "replace")
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _before(error: _Error, other: SyntaxError) -> bool:
+    return error.order <= ((other.lineno or 0), (other.offset or 0))
+
+
+class _Scan:
+    """The tokenizer's view: where the starred handlers are, and what the parser must reject."""
+
+    def __init__(self, text: str) -> None:
+        import tokenize
+
+        self.lines = _lines(text)
+        # (line, byte column of `except`) -> (line, character column just past the `*`)
+        self.stars: Dict[_Key, _Key] = {}
+        self.errors: List[_Error] = []
+        edits: List[Tuple[int, int, str]] = []
+        significant = (tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE, tokenize.INDENT,
+                       tokenize.DEDENT)
+        try:
+            tokens = [tok for tok in tokenize.generate_tokens(iter(self.lines).__next__)
+                      if tok.type not in significant or tok.type == tokenize.NEWLINE]
+        except (tokenize.TokenError, SyntaxError):
+            # Left to the parser, which reports it in the interpreter's own words.
+            tokens = []
+        for index, tok in enumerate(tokens[:-1]):
+            star = tokens[index + 1]
+            if tok.type != tokenize.NAME or tok.string != "except" or star.string != "*":
+                continue
+            row, col = tok.start
+            self.stars[(row, self._byte_col(row, col))] = star.end
+            edits.append((star.start[0], star.start[1], " "))
+            self._check_types(tokens, index + 2, edits)
+        self.errors.sort(key=lambda error: error.order)
+        lines = self.lines
+        for row, col, replacement in edits:
+            line = lines[row - 1]
+            lines[row - 1] = line[:col] + replacement + line[col + 1:]
+        self.rewritten = "".join(lines)
+        self.lines = _lines(text)
+
+    def restore_text(self, error: SyntaxError) -> None:
+        """Quote the user's line, not its rewritten form, in a parser error."""
+        if error.lineno and error.text is not None:
+            rewritten = _lines(self.rewritten)
+            row = error.lineno
+            if 0 < row <= len(rewritten) and error.text == rewritten[row - 1]:
+                error.text = self.lines[row - 1]
+
+    def _byte_col(self, row: int, col: int) -> int:
+        return len(self.lines[row - 1][:col].encode("utf-8"))
+
+    def _line(self, row: int) -> str:
+        return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
+
+    def _check_types(self, tokens: "List[Any]", start: int, edits: "List[Tuple[int, int, str]]") -> None:
+        """The clause's types, from the token after ``*`` to the ``:`` ending the clause."""
+        first = tokens[start] if start < len(tokens) else None
+        if first is None:
+            return
+        if first.string == ":":
+            row, col = first.start
+            self.errors.append(_Error(_NO_TYPES, (row, col + 1, row, col + 2), self._line(row)))
+            return
+        depth = 0
+        commas = []
+        for tok in tokens[start:]:
+            if tok.string in "([{" and tok.type == 54:  # tokenize.OP
+                depth += 1
+            elif tok.string in ")]}" and tok.type == 54:
+                depth -= 1
+            elif depth == 0 and tok.string == ",":
+                commas.append(tok)
+            elif (depth == 0 and tok.string == ":") or tok.string == "\n" or depth < 0:
+                break
+        else:
+            return
+        if not commas or tok.string != ":":
+            return
+        if any(tokens[tokens.index(comma) + 1].string in (":", "as") for comma in commas):
+            return  # `except* A,:` is plain invalid syntax, the parser's to report
+        for comma in commas:
+            # `A, B` -> `A| B`: still one expression, so the rest of the file parses.
+            edits.append((comma.start[0], comma.start[1], "|"))
+        row, col = _expression_start(tokens, start)
+        end_row, end_col = tok.start
+        self.errors.append(_Error(_NOT_PARENTHESIZED, (row, col + 1, end_row, end_col + 1),
+                                  self._line(row)))
+
+
+def _lines(text: str) -> "List[str]":
+    """Source lines as the tokenizer numbers them (str.splitlines also breaks at \\f and others)."""
+    import io
+
+    return io.StringIO(text, newline="").readlines()
+
+
+def _expression_start(tokens: "List[Any]", start: int) -> "_Key":
+    """Where the AST puts the first type: inside the parentheses if it is just parenthesized."""
+    while tokens[start].string == "(":
+        depth = 0
+        for index in range(start, len(tokens)):
+            text = tokens[index].string
+            depth += text in "([{" and tokens[index].type == 54
+            depth -= text in ")]}" and tokens[index].type == 54
+            if depth == 0:
+                break
+        if tokens[index + 1].string not in (",", ":", "as"):
+            break
+        start += 1
+    return tokens[start].start  # type: ignore[no-any-return]
+
+
+def _mark(tree: "ast.AST", stars: "Dict[_Key, _Key]") -> None:
+    import ast
+
+    if not stars:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and (node.lineno, node.col_offset) in stars:
+            node.exceptstar_star = True  # type: ignore[attr-defined]
+
+
+def _is_star_try(node: "ast.AST") -> bool:
+    import ast
+
+    if NATIVE_SYNTAX and type(node).__name__ == "TryStar":
+        return True
+    return isinstance(node, ast.Try) and any(
+        getattr(handler, "exceptstar_star", False) for handler in node.handlers
+    )
+
+
+def check_tree(tree: "ast.AST", stars: "Dict[_Key, _Key]", filename: str, text: "Optional[str]",
+               parser_errors: "Optional[List[_Error]]" = None, rewritten: "Optional[str]" = None,
+               mode: str = "exec") -> None:
+    """Raise the SyntaxError CPython raises first for ``except*`` misuse in ``tree``, if any."""
+    errors = find_errors(tree, stars, text, parser_errors or [])
+    if not errors:
+        return
+    first = errors[0]
+    if first.msg == _FLOW and rewritten is not None:
+        # A compiler error: symbol-table errors and the compiler's own earlier
+        # errors (here, the rewritten source compiled natively) come first.
+        try:
+            _builtin_compile(rewritten, filename, mode, 0, True)
+        except SyntaxError as error:
+            if not _before(first, error) or _is_symtable_error(rewritten, filename, mode):
+                raise
+    raise first.exception(filename)
+
+
+def _is_symtable_error(text: str, filename: str, mode: str) -> bool:
+    import symtable
+
+    try:
+        symtable.symtable(text, filename, mode)
+    except SyntaxError:
+        return True
+    return False
+
+
+def find_errors(tree: "ast.AST", stars: "Dict[_Key, _Key]", text: "Optional[str]",
+                parser_errors: "Optional[List[_Error]]" = None) -> "List[_Error]":
+    """Every ``except*`` misuse in ``tree``: the parser's first (in source order), then the compiler's."""
+    lines = _lines(text) if text is not None else []
+    finder = _ErrorFinder(stars, lines)
+    finder.statements(getattr(tree, "body", []), None, False)
+    parsing = sorted([*(parser_errors or []), *finder.parser_errors], key=lambda error: error.order)
+    return parsing + finder.compiler_errors
+
+
+class _ErrorFinder:
+    """Walks statements as the compiler does, tracking what a break/continue/return would leave."""
+
+    def __init__(self, stars: "Dict[_Key, _Key]", lines: "List[str]") -> None:
+        self.stars = stars
+        self.lines = lines
+        self.parser_errors: List[_Error] = []
+        self.compiler_errors: List[_Error] = []
+
+    def _line(self, row: int) -> str:
+        return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
+
+    def statements(self, body: "List[Any]", handler: "Optional[Tuple[bool, bool]]",
+                   in_function: bool) -> None:
+        """``handler``: None outside an except* block, else (inside a loop, position lost)."""
+        for node in body:
+            kind = type(node).__name__
+            if kind in ("FunctionDef", "AsyncFunctionDef"):
+                self.statements(node.body, None, True)
+            elif kind == "ClassDef":
+                self.statements(node.body, None, False)
+            elif kind in ("Try", "TryStar"):
+                self._try(node, handler, in_function)
+            elif kind in ("For", "AsyncFor", "While"):
+                inner = None if handler is None else (True, handler[1])
+                self.statements(node.body, inner, in_function)
+                self.statements(node.orelse, handler, in_function)
+            elif kind in ("With", "AsyncWith"):
+                # Leaving a `with` body runs its exit code, compiled without a
+                # location: CPython then reports the error at line -1.
+                inner = None if handler is None else (handler[0], True)
+                self.statements(node.body, inner, in_function)
+            elif kind == "Return":
+                if handler is not None and in_function:
+                    where = node.value if node.value is not None else node
+                    self._flow(where, handler[1])
+            elif kind in ("Break", "Continue"):
+                if handler is not None and not handler[0]:
+                    self._flow(node, handler[1])
+            else:
+                for field in ("body", "orelse"):
+                    self.statements(getattr(node, field, []), handler, in_function)
+                for case in getattr(node, "cases", []):
+                    self.statements(case.body, handler, in_function)
+
+    def _try(self, node: "Any", handler: "Optional[Tuple[bool, bool]]", in_function: bool) -> None:
+        kinds = [type(node).__name__ == "TryStar" or getattr(h, "exceptstar_star", False)
+                 for h in node.handlers]
+        if len(set(kinds)) > 1:
+            odd = node.handlers[kinds.index(not kinds[0])]
+            self._mixed(odd, kinds[0])
+        protected = handler
+        if handler is not None and node.finalbody:
+            protected = (handler[0], True)
+        self.statements(node.body, protected, in_function)
+        for h, is_star in zip(node.handlers, kinds):
+            self.statements(h.body, (False, False) if is_star else protected, in_function)
+        self.statements(node.orelse, protected, in_function)
+        self.statements(node.finalbody, handler, in_function)
+
+    def _mixed(self, odd: "Any", first_is_star: bool) -> None:
+        row, col = odd.lineno, odd.col_offset
+        line = self._line(row)
+        char_col = len(line.encode("utf-8")[:col].decode("utf-8", "replace")) if line else col
+        if first_is_star:
+            end_col = char_col + len("except")
+        else:
+            end_col = self.stars.get((row, col), (row, char_col + len("except*")))[1]
+        self.parser_errors.append(
+            _Error(_MIXED, (row, char_col + 1, row, end_col + 1), line or None)
+        )
+
+    def _flow(self, node: "Any", lost: bool) -> None:
+        if lost:
+            position = (-1, 0, -1, 0)
+        else:
+            line = self._line(node.lineno)
+            col = _char_col(line, node.col_offset)
+            end_line = self._line(node.end_lineno)
+            end_col = _char_col(end_line, node.end_col_offset)
+            position = (node.lineno, col + 1, node.end_lineno, end_col + 1)
+        self.compiler_errors.append(
+            _Error(_FLOW, position, None, (node.lineno, node.col_offset + 1))
+        )
+
+
+def _char_col(line: str, byte_col: int) -> int:
+    if not line or line.isascii():
+        return byte_col
+    return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+# --- the rewrite --------------------------------------------------------------
+
+_GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
+
+
+def transform(tree: "ast.AST") -> bool:
+    """Rewrite every starred ``try`` in ``tree`` (in place); False (untouched) when there is none."""
+    import ast
+
+    if not any(_is_star_try(node) for node in ast.walk(tree)):
+        return False
+    rewriter = _Rewriter(_bound_group_names(tree))
+    rewriter.visit(tree)
+    ast.fix_missing_locations(tree)
+    return True
+
+
+def _bound_group_names(tree: "ast.AST") -> "Set[str]":
+    """Which of ExceptionGroup/BaseExceptionGroup the module binds itself (then left alone)."""
+    import ast
+
+    bound: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    bound.update(_GROUP_NAMES)
+                bound.add(alias.asname or alias.name.partition(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        else:
+            # match patterns (3.10+): MatchAs, MatchStar, MatchMapping bind names
+            for field in ("name", "rest"):
+                value = getattr(node, field, None)
+                if isinstance(value, str) and type(node).__name__.startswith("Match"):
+                    bound.add(value)
+    return bound.intersection(_GROUP_NAMES)
+
+
+def _runtime(attr: str) -> "ast.expr":
+    import ast
+
+    return ast.Attribute(ast.Name("__exceptstar__", ast.Load()), attr, ast.Load())
+
+
+def _name(name: str, store: bool = False) -> "ast.Name":
+    import ast
+
+    return ast.Name(name, ast.Store() if store else ast.Load())
+
+
+def _place(nodes: "List[Any]", where: "ast.AST") -> None:
+    """Give generated nodes (those without a position yet) the position of ``where``."""
+    import ast
+
+    position = {
+        "lineno": where.lineno,  # type: ignore[attr-defined]
+        "col_offset": where.col_offset,  # type: ignore[attr-defined]
+        "end_lineno": getattr(where, "end_lineno", None),
+        "end_col_offset": getattr(where, "end_col_offset", None),
+    }
+    todo = list(nodes)
+    while todo:
+        node = todo.pop()
+        if not node._attributes or hasattr(node, "lineno"):
+            continue
+        for key, value in position.items():
+            setattr(node, key, value)
+        for child in ast.iter_child_nodes(node):
+            todo.append(child)
+
+
+class _Rewriter:
+    def __init__(self, bound_names: "Set[str]") -> None:
+        import ast
+
+        self.ast = ast
+        self.group_names = set(_GROUP_NAMES) - bound_names
+        self.rewrite_notes = sys.version_info < (3, 11)
+        self.depth = 0
+
+    def visit(self, node: "Any") -> "Any":
+        ast = self.ast
+        if _is_star_try(node):
+            self.depth += 1
+            self._children(node)
+            self.depth -= 1
+            return self._star_try(node)
+        self._children(node)
+        if isinstance(node, ast.Name) and node.id in self.group_names and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(_runtime(node.id), node)
+        if (self.rewrite_notes and isinstance(node, ast.Attribute) and node.attr == "add_note"
+                and isinstance(node.ctx, ast.Load)):
+            call = ast.Call(_runtime("note_method"), [node.value], [])
+            _place([call], node)
+            return call
+        return node
+
+    def _children(self, node: "Any") -> None:
+        ast = self.ast
+        for field, old in ast.iter_fields(node):
+            if isinstance(old, list):
+                new = []
+                for item in old:
+                    if isinstance(item, ast.AST):
+                        item = self.visit(item)
+                    new.append(item)
+                old[:] = new
+            elif isinstance(old, ast.AST):
+                setattr(node, field, self.visit(old))
+
+    def _star_try(self, node: "Any") -> "Any":
+        ast = self.ast
+        n = self.depth + 1
+        caught, star, part, raised = (f"__es_{what}_{n}__" for what in ("caught", "star", "part", "raised"))
+        clauses: List[Any] = []
+        for handler in node.handlers:
+            take = ast.Assign(
+                [_name(part, True)],
+                ast.Call(ast.Attribute(_name(star), "match", ast.Load()), [handler.type], []),
+            )
+            record = ast.ExceptHandler(
+                _runtime("BaseException"), raised,
+                [ast.Expr(ast.Call(ast.Attribute(_name(star), "raised", ast.Load()), [_name(raised)], []))],
+            )
+            run: List[Any] = []
+            cleanup: List[Any] = []
+            if handler.name:
+                run.append(ast.Assign([_name(handler.name, True)], _name(part)))
+                cleanup = [
+                    ast.Assign([_name(handler.name, True)], ast.Constant(None)),
+                    ast.Delete([ast.Name(handler.name, ast.Del())]),
+                ]
+            run.append(ast.Try(handler.body, [record], [], cleanup))
+            matched = ast.If(ast.Compare(_name(part), [ast.IsNot()], [ast.Constant(None)]), run, [])
+            generated = [take, matched]
+            _place(generated, handler)
+            clauses.extend(generated)
+        first = node.handlers[0]
+        finish = ast.If(ast.Call(ast.Attribute(_name(star), "finish", ast.Load()), [], []), [ast.Raise()], [])
+        body: List[Any] = [
+            ast.Assign([_name(star, True)], ast.Call(_runtime("Star"), [_name(caught)], [])),
+            ast.Assign([_name(part, True)], ast.Constant(None)),
+            ast.Try(
+                [*clauses, finish], [], [],
+                [ast.Delete([ast.Name(star, ast.Del()), ast.Name(part, ast.Del())])],
+            ),
+        ]
+        outer = ast.ExceptHandler(_runtime("BaseException"), caught, body)
+        _place([outer], first)
+        result = ast.Try(node.body, [outer], node.orelse, node.finalbody)
+        return ast.copy_location(result, node)
