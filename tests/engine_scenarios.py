@@ -1,0 +1,193 @@
+"""Scenarios of one ``try``/``except*`` statement, written once as data.
+
+A scenario (plain JSON) says what the body raises and, for each clause, its
+types and what its handler does.  It is rendered as Python source twice: with
+native ``except*`` (3.11+ only) and with ``exceptstar.catch()`` (any version).
+Running a rendering returns its outcome, also plain JSON: the log of what ran
+and what each handler saw, and a description of what propagated (structure,
+types, messages, notes, cause, context), where objects the scenario knows
+(what the body raised, each handler's part) are named rather than described,
+so identities are compared too.  Equal outcomes mean equal behaviour.
+
+Run as a script (``python engine_scenarios.py FILE``) it executes the list
+of sources in FILE and prints their outcomes: that is how the native
+interpreter is asked for the expected outcome on 3.8-3.10.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Dict, List
+
+PRELUDE = '''
+import sys
+from exceptstar import BaseExceptionGroup, ExceptionGroup, add_note, catch
+
+LOG = []
+OBJS = []
+
+class MyBase(BaseException):
+    pass
+
+class MyError(ValueError):
+    pass
+
+class MyEG(ExceptionGroup):
+    def derive(self, excs):
+        LOG.append(["derive", self.message, len(excs)])
+        return MyEG(self.message + "+", excs)
+
+class PlainEG(ExceptionGroup):
+    pass
+
+class SplitEG(ExceptionGroup):
+    def split(self, condition):
+        names = [t.__name__ for t in (condition if isinstance(condition, tuple) else (condition,))]
+        LOG.append(["split", self.message, names])
+        return super().split(condition)
+
+def label(x, depth=0):
+    if x is None:
+        return None
+    for obj, name in OBJS:
+        if obj is x:
+            return "@" + name
+    if depth > 6:
+        return "..."
+    d = {"t": type(x).__name__}
+    if isinstance(x, BaseExceptionGroup):
+        d["m"] = x.message
+        d["a"] = type(x.args[1]).__name__
+        d["x"] = [label(c, depth + 1) for c in x.exceptions]
+    else:
+        d["r"] = repr(x)
+    notes = getattr(x, "__notes__", None)
+    if notes is not None:
+        d["n"] = list(notes)
+    d["c"] = label(x.__cause__, depth + 1)
+    d["ctx"] = label(x.__context__, depth + 1)
+    d["sc"] = x.__suppress_context__
+    return d
+
+def seen(i, e):
+    LOG.append(["h", i, label(e), sys.exc_info()[1] is e])
+    OBJS.append((e, "part%d" % i))
+
+def run():
+    try:
+        statement()
+    except BaseException as r:
+        result = label(r)
+    else:
+        result = None
+    LOG.append(["after", label(sys.exc_info()[1])])
+    return {"log": LOG, "result": result}
+'''
+
+LEAF_TYPES = ["ValueError", "TypeError", "OSError", "KeyError", "MyError", "MyBase"]
+CLAUSE_TYPES = [
+    "ValueError", "TypeError", "OSError", "KeyError", "LookupError", "MyError", "Exception",
+    "MyBase", "BaseException", "(ValueError, TypeError)", "(OSError, MyBase)", "(KeyError,)",
+]
+GROUP_KINDS = ["BaseExceptionGroup", "MyEG", "PlainEG", "SplitEG"]
+BODY_META = ["plain", "cause", "context", "notes"]
+STEPS = ["exc_info", "note", "cause", "nested", "raise_caught"]
+ENDS = ["pass", "reraise", "raise_e", "new", "new_base", "new_from_e", "new_from_none", "leaf",
+        "new_group"]
+
+Scenario = Dict[str, Any]
+
+
+def _expr(tree: Any) -> str:
+    if tree[0] == "leaf":
+        return f"{tree[1]}({tree[2]!r})"
+    return f"{tree[1]}({tree[2]!r}, [{', '.join(_expr(c) for c in tree[3])}])"
+
+
+def _body(scn: Scenario) -> List[str]:
+    lines = ["def body():", "    LOG.append(['body'])"]
+    if scn["body"] is None:
+        return [*lines, "    return"]
+    lines.append(f"    x = {_expr(scn['body'])}")
+    lines.append("    OBJS.append((x, 'raised'))")
+    meta = scn["meta"]
+    if meta == "cause":
+        lines.append("    raise x from KeyError('cause')")
+    elif meta == "context":
+        lines += ["    try:", "        raise KeyError('ctx')", "    except KeyError:", "        raise x"]
+    else:
+        if meta == "notes":
+            lines.append("    add_note(x, 'body note')")
+        lines.append("    raise x")
+    return lines
+
+
+def _handler(i: int, clause: Dict[str, Any], indent: str) -> List[str]:
+    out = [f"seen({i}, e)"]
+    for step in clause["steps"]:
+        if step == "exc_info":
+            out.append(f"LOG.append(['exc_info', {i}, label(sys.exc_info()[1])])")
+        elif step == "note":
+            out.append(f"add_note(e, 'note{i}')")
+        elif step == "cause":
+            out.append(f"e.__cause__ = KeyError('cause{i}')")
+        elif step == "nested":
+            out += ["try:", f"    raise KeyError('inner{i}')", "except KeyError as inner:",
+                    f"    LOG.append(['inner', {i}, label(inner), label(sys.exc_info()[1].__context__)])",
+                    f"LOG.append(['after_inner', {i}, label(sys.exc_info()[1])])"]
+        elif step == "raise_caught":
+            out += ["try:", "    raise e", "except BaseException as again:",
+                    f"    LOG.append(['caught', {i}, again is e])"]
+    end = clause["end"]
+    out.append({
+        "pass": "pass",
+        "reraise": "raise",
+        "raise_e": "raise e",
+        "new": f"raise OSError('new{i}')",
+        "new_base": f"raise MyBase('new{i}')",
+        "new_from_e": f"raise RuntimeError('new{i}') from e",
+        "new_from_none": f"raise RuntimeError('new{i}') from None",
+        "leaf": "raise e.exceptions[-1]",
+        "new_group": f"raise ExceptionGroup('sub{i}', [ValueError('a{i}'), KeyError('b{i}')])",
+    }[end])
+    return [indent + line for line in out]
+
+
+def render_native(scn: Scenario) -> str:
+    """The scenario as a native ``try``/``except*`` statement (3.11+ syntax)."""
+    lines = [PRELUDE, *_body(scn), "def statement():", "    try:", "        body()"]
+    for i, clause in enumerate(scn["clauses"]):
+        lines.append(f"    except* {clause['types']} as e:")
+        lines += _handler(i, clause, " " * 8)
+    lines += ["    finally:", "        LOG.append(['finally', label(sys.exc_info()[1])])"]
+    return "\n".join(lines) + "\n"
+
+
+def render_catch(scn: Scenario) -> str:
+    """The same scenario with ``exceptstar.catch()``, one handler function per clause."""
+    lines = [PRELUDE, *_body(scn)]
+    for i, clause in enumerate(scn["clauses"]):
+        lines.append(f"def h{i}(e):")
+        lines += _handler(i, clause, " " * 4)
+    mapping = ", ".join(f"{c['types']}: h{i}" for i, c in enumerate(scn["clauses"]))
+    lines += ["def statement():", "    try:", f"        with catch({{{mapping}}}):", "            body()",
+              "    finally:", "        LOG.append(['finally', label(sys.exc_info()[1])])"]
+    return "\n".join(lines) + "\n"
+
+
+def run_source(source: str) -> Any:
+    """Execute one rendering in a fresh namespace; its outcome, as JSON would carry it."""
+    namespace: Dict[str, Any] = {"__name__": "scenario"}
+    exec(compile(source, "<scenario>", "exec"), namespace)
+    return json.loads(json.dumps(namespace["run"]()))
+
+
+def main(path: str) -> None:
+    with open(path) as f:
+        sources = json.load(f)
+    print(json.dumps([run_source(s) for s in sources]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
