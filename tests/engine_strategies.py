@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any, List
 
-from hypothesis import strategies as st
-
 from engine_scenarios import BODY_META, CLAUSE_TYPES, ENDS, GROUP_KINDS, LEAF_TYPES, STEPS
+from hypothesis import strategies as st
 
 
 def _has_base(tree: Any) -> bool:
