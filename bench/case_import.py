@@ -69,7 +69,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--profile", metavar="ROW")
     args = parser.parse_args()
-    runs = 7 if args.quick else 21
+    runs = 5 if args.quick else 7
     # Row -> (module, purity forced on the child or None to inherit the harness's).
     rows: Dict[str, Tuple[str, bool | None]]
     if args.side == "exceptstar":

@@ -23,6 +23,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -209,21 +210,26 @@ class VersionResults(NamedTuple):
     profiles: Dict[str, str]
 
 
-def bench_version(version: Version, exe: str, quick: bool, profile: bool) -> VersionResults:
+def bench_version(version: Version, exe: str, quick: bool, rounds: int, profile: bool
+                  ) -> VersionResults:
     python = ensure_venv(version, exe)
     info = describe(python)
-    cells: Dict[str, Dict[str, Result]] = {}
+    # row key -> side -> the results of each process
+    collected: Dict[str, Dict[str, List[Result]]] = {}
     errors: List[str] = []
     for script in SCRIPTS:
-        for side in SIDES:
-            log(f"  {version[0]}.{version[1]} {script} {side}")
-            started = time.perf_counter()
-            rows, stderr = run_script(python, script, side, version, quick)
-            if not rows:
-                errors.append(stderr)
-            for key, result in rows.items():
-                cells.setdefault(key, {})[side] = result
-            log(f"    {time.perf_counter() - started:.1f} s")
+        started = time.perf_counter()
+        for round_index in range(rounds):
+            # ABBA order, so that neither side always runs first after the other.
+            for side in SIDES if round_index % 2 == 0 else SIDES[::-1]:
+                rows, stderr = run_script(python, script, side, version, quick)
+                if not rows and stderr not in errors:
+                    errors.append(stderr)
+                for key, result in rows.items():
+                    collected.setdefault(key, {}).setdefault(side, []).append(result)
+        log(f"  {version[0]}.{version[1]} {script}: {time.perf_counter() - started:.1f} s")
+    cells = {key: {side: merge(results) for side, results in sides.items()}
+             for key, sides in collected.items()}
     results = VersionResults(version, info, cells, errors, {})
     if profile:
         for row in rows_of(version):
@@ -233,6 +239,19 @@ def bench_version(version: Version, exe: str, quick: bool, profile: bool) -> Ver
                 _, text = run_script(python, row.script, "exceptstar", version, quick, row.key)
                 results.profiles[row.key] = text
     return results
+
+
+def merge(results: List[Result]) -> Result:
+    """One figure from several processes: the median of all their repeats."""
+    measured = [r for r in results if "runs" in r]
+    if not measured:
+        return results[0]
+    runs = [float(t) for r in measured for t in r["runs"]]  # type: ignore[attr-defined]
+    merged: Result = {"seconds": statistics.median(runs), "runs": runs,
+                      "processes": len(measured)}
+    if "note" in measured[0]:
+        merged["note"] = measured[0]["note"]
+    return merged
 
 
 def rows_of(version: Version) -> List[Row]:
@@ -318,7 +337,7 @@ def git_commit() -> str:
     return proc.stdout.strip() or "unknown"
 
 
-def write_report(path: Path, all_results: List[VersionResults], quick: bool,
+def write_report(path: Path, all_results: List[VersionResults], quick: bool, rounds: int,
                  loads: Tuple[float, float], elapsed: float) -> None:
     out: List[str] = []
     add = out.append
@@ -330,10 +349,12 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool,
         add(f"- {line}")
     add(f"- load average (1 min) before / after the run: {loads[0]:.2f} / {loads[1]:.2f}")
     add("")
-    add("Each figure is the median time of one operation over "
-        f"{'3' if quick else '7'} repeats of an autoranged loop (timeit-style, garbage "
-        "collection off while timing), in a fresh process per case and side; the import "
-        f"figures are medians of {'7' if quick else '21'} fresh interpreters. "
+    repeats, imports = (3, 5) if quick else (5, 7)
+    add(f"Each figure is the median time of one operation over {rounds * repeats} timings: "
+        f"{repeats} repeats of an autoranged loop (timeit-style, garbage collection off "
+        f"while timing) in each of {rounds} fresh processes per case and side, the two "
+        "sides' processes alternating. The import figures are medians of "
+        f"{rounds * imports} fresh interpreters. "
         "**Ratio** is exceptstar's time divided by the peer's: below 1 exceptstar is faster. "
         "The peer runs on the same interpreter in the same run: the `exceptiongroup` backport "
         "on 3.8-3.10, the built-in types and `except*` on 3.11+ (where exceptstar is forced "
@@ -367,6 +388,13 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool,
                               for r in s.values() if "unavailable" in r})
         for reason in unavailable:
             add(f"- {reason}")
+        for row in rows_of(version):
+            notes = {side: str(r["note"]) for side, r in results.cells.get(row.key, {}).items()
+                     if "note" in r}
+            if len(set(notes.values())) > 1:
+                add(f"- {row.label}: the sides' outputs differ: "
+                    + "; ".join(f"{side} {note}" for side, note in notes.items()))
+                unavailable.append(row.key)
         for error in results.errors:
             add("\n```\n" + error.strip() + "\n```")
         if unavailable or results.errors:
@@ -400,6 +428,8 @@ WHY: Dict[str, str] = {}
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="shorter loops and fewer repeats")
+    parser.add_argument("--rounds", type=int, metavar="N",
+                        help="processes per case and side, alternating (default 3, quick 1)")
     parser.add_argument("--only", action="append", metavar="3.X",
                         help="run only this interpreter (repeatable)")
     parser.add_argument("--no-profile", action="store_true",
@@ -416,11 +446,12 @@ def main() -> int:
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
     all_results = []
+    rounds = args.rounds or (1 if args.quick else 3)
     for version, exe in sorted(interpreters.items()):
         log(f"CPython {version[0]}.{version[1]}: {exe}")
-        all_results.append(bench_version(version, exe, args.quick, not args.no_profile))
+        all_results.append(bench_version(version, exe, args.quick, rounds, not args.no_profile))
     elapsed = time.perf_counter() - started
-    write_report(args.output, all_results, args.quick, (load_before, os.getloadavg()[0]), elapsed)
+    write_report(args.output, all_results, args.quick, rounds, (load_before, os.getloadavg()[0]), elapsed)
     log(f"wrote {args.output} in {elapsed:.0f} s")
     return 0
 
