@@ -1,0 +1,259 @@
+"""Differential tests of the formatter: generated groups, printed by us and by CPython.
+
+One program (``PROGRAM``, written to a file so that frames have source lines)
+builds exception trees from JSON descriptions -- nesting, notes, causes,
+contexts, suppressed contexts, raised or not -- and formats them with
+``TracebackException`` (width, depth, limit, chain, compact), with
+``format_exception`` and with ``format_exception_only(show_group=True)``.
+It runs three ways:
+
+* ``ours``: this interpreter with ``EXCEPTSTAR_PURE=1``, so the groups are
+  exceptstar's pure classes and the text is exceptstar's;
+* ``native`` on this interpreter (3.11+): built-in groups, ``traceback`` module;
+* ``native`` on the newest CPython here (3.13), the reference layout.
+
+On 3.11+ ours and this interpreter's native text must be byte-identical.  On
+every version ours must equal 3.13's once the caret lines, which only 3.11+
+draws, are removed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracle import native_python
+
+PROGRAM = r'''
+import json
+import sys
+import traceback
+
+MODE = sys.argv[1]
+if MODE == "ours":
+    import exceptstar
+
+    assert exceptstar.PURE
+    GROUP = exceptstar.BaseExceptionGroup
+    TE = exceptstar.TracebackException
+    FORMAT = exceptstar.format_exception
+    FORMAT_ONLY = exceptstar.format_exception_only
+    ADD_NOTE = exceptstar.add_note
+else:
+    GROUP = BaseExceptionGroup
+    TE = traceback.TracebackException
+    FORMAT = traceback.format_exception
+    FORMAT_ONLY = traceback.format_exception_only if sys.version_info >= (3, 13) else None
+    ADD_NOTE = BaseException.add_note
+
+
+class Custom(Exception):
+    pass
+
+
+LEAVES = {
+    "ValueError": ValueError,
+    "TypeError": TypeError,
+    "KeyError": KeyError,
+    "OSError": OSError,
+    "KeyboardInterrupt": KeyboardInterrupt,
+    "Custom": Custom,
+}
+
+
+def thrower(exc):
+    raise exc
+
+
+def attach(exc):
+    try:
+        thrower(exc)
+    except BaseException:
+        pass
+
+
+def build(spec):
+    if spec["kind"] == "leaf":
+        exc = LEAVES[spec["type"]](*spec["args"])
+    else:
+        exc = GROUP(spec["msg"], [build(member) for member in spec["members"]])
+    for note in spec["notes"]:
+        ADD_NOTE(exc, note)
+    if spec["context"] is not None:
+        exc.__context__ = build(spec["context"])
+    if spec["cause"] is not None:
+        exc.__cause__ = build(spec["cause"])
+    exc.__suppress_context__ = spec["suppress"]
+    if spec["raised"]:
+        attach(exc)
+    return exc
+
+
+results = []
+for case in json.loads(sys.stdin.read()):
+    exc = build(case["tree"])
+    te = TE(type(exc), exc, exc.__traceback__, limit=case["limit"], compact=case["compact"],
+            max_group_width=case["width"], max_group_depth=case["depth"])
+    result = {
+        "te": "".join(te.format(chain=case["chain"])),
+        "format_exception": "".join(FORMAT(exc)),
+        "show_group": None,
+    }
+    if FORMAT_ONLY is not None:
+        result["show_group"] = "".join(FORMAT_ONLY(exc, show_group=True))
+    results.append(result)
+print(json.dumps(results))
+'''
+
+TEXT = st.text(alphabet="ab \n", max_size=6)
+NOTES = st.lists(TEXT, max_size=2)
+
+
+def _node(kind: str, **fields: Any) -> Dict[str, Any]:
+    return {"kind": kind, "cause": None, "context": None, "suppress": False, "raised": False,
+            "notes": [], **fields}
+
+
+@st.composite
+def _decorated(draw: st.DrawFn, base: Dict[str, Any], chained: st.SearchStrategy[Any]) -> Dict[str, Any]:
+    node = dict(base)
+    node["notes"] = draw(NOTES)
+    node["raised"] = draw(st.booleans())
+    node["suppress"] = draw(st.booleans())
+    node["cause"] = draw(st.none() | chained)
+    node["context"] = draw(st.none() | chained)
+    return node
+
+
+LEAF = st.builds(
+    lambda kind, text: _node("leaf", type=kind, args=[2, text] if kind == "OSError" else
+                             ([] if text == "" else [text])),
+    st.sampled_from(["ValueError", "TypeError", "KeyError", "OSError", "KeyboardInterrupt",
+                     "Custom"]),
+    TEXT,
+)
+SIMPLE_LEAF = LEAF.flatmap(lambda leaf: _decorated(leaf, st.none()))
+
+
+def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    group = st.builds(lambda msg, members: _node("group", msg=msg, members=members),
+                      TEXT, st.lists(children, min_size=1, max_size=4))
+    return group.flatmap(lambda node: _decorated(node, SIMPLE_LEAF))
+
+
+TREE = st.recursive(SIMPLE_LEAF, _extend, max_leaves=10)
+CASE = st.fixed_dictionaries({
+    "tree": TREE,
+    "width": st.sampled_from([1, 2, 3, 15]),
+    "depth": st.sampled_from([0, 1, 2, 10]),
+    "limit": st.sampled_from([None, 0, 1]),
+    "chain": st.booleans(),
+    "compact": st.booleans(),
+})
+
+CARET_LINE = re.compile(r"^[ |+]*[ ~^]*[~^][ ~^]*$")
+
+
+def without_carets(text: str) -> str:
+    """The text less the caret lines under frames, which only 3.11+ draws."""
+    return "".join(line for line in text.splitlines(True) if not CARET_LINE.match(line.rstrip("\n")))
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("formatting") / "tb_program.py"
+    path.write_text(PROGRAM, encoding="utf-8")
+    return path
+
+
+def run(exe: str, program: Path, mode: str, cases: List[Any]) -> List[Dict[str, str | None]]:
+    import subprocess
+
+    from oracle import SRC
+
+    env = {"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"}
+    if mode == "ours":
+        env["EXCEPTSTAR_PURE"] = "1"
+    proc = subprocess.run([exe, str(program), mode], input=json.dumps(cases), capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def compare(program: Path, cases: List[Any]) -> None:
+    ours = run(sys.executable, program, "ours", cases)
+    if sys.version_info >= (3, 11):
+        native = run(sys.executable, program, "native", cases)
+        for case, mine, theirs in zip(cases, ours, native):
+            assert mine["te"] == theirs["te"], case
+            assert mine["format_exception"] == theirs["format_exception"], case
+            if theirs["show_group"] is not None:
+                assert mine["show_group"] == theirs["show_group"], case
+    reference_exe = native_python()
+    assert reference_exe is not None
+    reference = run(reference_exe, program, "native", cases)
+    for case, mine, theirs in zip(cases, ours, reference):
+        assert without_carets(mine["te"]) == without_carets(theirs["te"] or ""), case
+        assert (without_carets(mine["format_exception"])
+                == without_carets(theirs["format_exception"] or "")), case
+        assert mine["show_group"] == theirs["show_group"], case
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.function_scoped_fixture])
+@given(st.lists(CASE, min_size=1, max_size=6))
+def test_generated_groups_print_as_cpython_prints_them(program: Path, cases: List[Any]) -> None:
+    compare(program, cases)
+
+
+def _leaf(kind: str = "ValueError", *args: Any, **fields: Any) -> Dict[str, Any]:
+    return _node("leaf", type=kind, args=list(args), **fields)
+
+
+def _group(msg: str, members: List[Any], **fields: Any) -> Dict[str, Any]:
+    return _node("group", msg=msg, members=members, **fields)
+
+
+def _case(tree: Any, width: int = 15, depth: int = 10) -> Dict[str, Any]:
+    return {"tree": tree, "width": width, "depth": depth, "limit": None, "chain": True,
+            "compact": True}
+
+
+def _nested(levels: int) -> Dict[str, Any]:
+    tree = _leaf("TypeError", "deepest", raised=True)
+    for level in range(levels):
+        tree = _group(f"level {level}", [tree, _leaf("KeyError", level)], raised=level % 2 == 0)
+    return tree
+
+
+def test_the_spec_example_and_its_edges(program: Path) -> None:
+    """SPEC section 3 by hand: the example, width and depth truncation, chains inside."""
+    spec_example = _group("outer", [
+        _leaf("ValueError", "bad value", raised=True),
+        _group("inner", [_leaf("TypeError", 1), _leaf("KeyError", "k")]),
+        _leaf("OSError", 2, "no such file"),
+    ], raised=True, notes=["a note on outer"])
+    wide = _group("wide", [_leaf("ValueError", i) for i in range(20)], raised=True)
+    chained_inside = _group("chains", [
+        _leaf("ValueError", "with cause", raised=True,
+              cause=_leaf("KeyError", "the cause", raised=True)),
+        _leaf("TypeError", "with context", raised=True,
+              context=_group("ctx group", [_leaf("OSError", 2, "x")], raised=True)),
+        _leaf("TypeError", "suppressed", context=_leaf("KeyError", "hidden"), suppress=True),
+    ], cause=_group("cause of group", [_leaf("Custom", "c")], raised=True))
+    cases = [
+        _case(spec_example),
+        _case(wide), _case(wide, width=1), _case(wide, width=19), _case(wide, width=20),
+        _case(_nested(12)), _case(_nested(4), depth=1), _case(_nested(4), depth=0),
+        _case(chained_inside),
+        _case(_group("no traceback", [_leaf(), _group("inner", [_leaf("KeyError", 1)])])),
+        _case(_leaf("ValueError", "plain", raised=True, notes=["one", "two\nlines", ""])),
+    ]
+    compare(program, cases)
