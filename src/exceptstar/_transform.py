@@ -687,3 +687,21 @@ class _Rewriter:
         _place([outer], first)
         result = ast.Try(node.body, [outer], node.orelse, node.finalbody)
         return ast.copy_location(result, node)
+
+
+def all_errors(source: "Union[str, bytes]", filename: str) -> "List[_Error]":
+    """Every invalid ``except*`` use in ``source`` (not just the first), on any version.
+
+    A syntax error of another kind ends the list: past it nothing can be parsed.
+    """
+    text = source_text(source)
+    scan = _Scan(text)
+    try:
+        tree = _builtin_compile(scan.rewritten, filename, "exec", _PyCF_ONLY_AST, True)
+    except SyntaxError as error:
+        scan.restore_text(error)
+        position = (error.lineno or 0, error.offset or 0, 0, 0)
+        return [*(e for e in scan.errors if _before(e, error)),
+                _Error(f"SyntaxError: {error.msg}", position, error.text)]
+    _mark(tree, scan.stars)
+    return find_errors(tree, scan.stars, text, scan.errors)

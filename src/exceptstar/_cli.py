@@ -1,0 +1,227 @@
+"""The command line: ``python -m exceptstar demo | run | check``.
+
+``run`` behaves like ``python`` itself (``sys.argv``, ``sys.path[0]``,
+``__main__``, exit status, tracebacks without frames of ours), with the import
+hook installed so that the program and everything it imports may use
+``except*``; without a program it starts an interactive console that accepts
+``except*``.
+"""
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from types import CodeType
+    from typing import Any, Dict, List, Optional, Sequence
+
+USAGE = """\
+usage: python -m exceptstar demo
+       python -m exceptstar run script.py [args...]
+       python -m exceptstar run -m module [args...]
+       python -m exceptstar run -c code [args...]
+       python -m exceptstar run                  (interactive console)
+       python -m exceptstar check PATH...
+
+demo   run a small program written with except* (the default)
+run    run a program as python does, with except* available on every version
+check  report every invalid use of except* in the files and folders given
+"""
+
+
+def main(argv: "Optional[Sequence[str]]" = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = args.pop(0) if args else "demo"
+    if command == "demo" and not args:
+        from . import _demo
+
+        return _demo.main()
+    if command == "run":
+        return run(args)
+    if command == "check" and args:
+        return check(args)
+    if command in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0
+    sys.stderr.write(USAGE)
+    return 2
+
+
+# --- run -----------------------------------------------------------------------
+
+def run(args: "List[str]") -> int:
+    from . import _hook
+
+    _hook.install()
+    if not args:
+        return _console()
+    if args[0] == "-m" and len(args) > 1:
+        sys.argv = [args[1], *args[2:]]
+        sys.path[0] = os.getcwd()
+        return _run_module(args[1])
+    if args[0] == "-c" and len(args) > 1:
+        sys.argv = ["-c", *args[2:]]
+        sys.path[0] = ""
+        return _run_source(args[1].encode("utf-8", "surrogateescape"), "<string>", None)
+    if args[0].startswith("-"):
+        sys.stderr.write(USAGE)
+        return 2
+    path = args[0]
+    sys.argv = list(args)
+    sys.path[0] = os.path.dirname(os.path.realpath(path))
+    try:
+        with open(path, "rb") as file:
+            source = file.read()
+    except OSError as error:
+        sys.stderr.write(f"{sys.executable}: can't open file {path!r}: [Errno {error.errno}] "
+                         f"{error.strerror}\n")
+        return 2
+    return _run_source(source, path, path)
+
+
+def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
+    """A new ``__main__`` module, as the interpreter makes one for a script or ``-c``."""
+    import types
+
+    module = types.ModuleType("__main__")
+    namespace = module.__dict__
+    namespace["__builtins__"] = __builtins__
+    if path is not None:
+        from importlib.machinery import SourceFileLoader
+
+        namespace["__file__"] = path
+        namespace["__cached__"] = None
+        namespace["__loader__"] = SourceFileLoader("__main__", path)
+    else:
+        from importlib.machinery import BuiltinImporter
+
+        namespace["__loader__"] = BuiltinImporter
+    sys.modules["__main__"] = module
+    return namespace
+
+
+def _run_source(source: bytes, filename: str, path: "Optional[str]") -> int:
+    from . import _transform
+
+    try:
+        code: CodeType = _transform.compile(source, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return _report(error.with_traceback(None))
+    namespace = _fresh_main(path)
+    try:
+        exec(code, namespace)
+    except SystemExit:
+        raise
+    except BaseException as error:
+        return _report(error)
+    return 0
+
+
+def _run_module(name: str) -> int:
+    import runpy
+
+    try:
+        # What `python -m` itself calls: its frames show in tracebacks there too.
+        runpy._run_module_as_main(name, alter_argv=True)  # type: ignore[attr-defined]
+    except SystemExit:
+        raise
+    except BaseException as error:
+        return _report(error)
+    return 0
+
+
+def _report(error: BaseException) -> int:
+    """Print an uncaught exception as the interpreter does, without our frames; the exit status."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    error.__traceback__ = tb
+    sys.excepthook(type(error), error, tb)
+    if isinstance(error, KeyboardInterrupt):
+        # As the interpreter: die of the signal, so the parent sees an interrupted child.
+        import signal
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    return 1
+
+
+def _console() -> int:
+    import code
+    import codeop
+
+    from . import _transform
+
+    class Compile(codeop.Compile):
+        """codeop's compiler (incomplete-input detection, __future__ tracking) on our compile."""
+
+        def __call__(self, source: str, filename: str, symbol: str, flags: int = 0,
+                      **kwargs: object) -> "Any":
+            codeob = _transform.compile(source, filename, symbol, self.flags | flags, True)
+            for feature in _future_features():
+                if codeob.co_flags & feature.compiler_flag:
+                    self.flags |= feature.compiler_flag
+            return codeob
+
+    namespace = _fresh_main(None)
+    namespace["__loader__"] = None
+    console = code.InteractiveConsole(namespace)
+    console.compile.compiler = Compile()
+    try:
+        import readline  # noqa: F401 - line editing, as the interpreter's own prompt has
+    except ImportError:
+        pass
+    banner = (f"Python {sys.version} on {sys.platform}\n"
+              'Type "help", "copyright", "credits" or "license" for more information.\n'
+              "(exceptstar console: except* works on this interpreter)")
+    console.interact(banner, exitmsg="")
+    return 0
+
+
+def _future_features() -> "List[Any]":
+    import __future__
+
+    return [getattr(__future__, name) for name in __future__.all_feature_names]
+
+
+# --- check ---------------------------------------------------------------------
+
+def check(paths: "List[str]") -> int:
+    """Print ``file:line: message`` for every invalid ``except*``; 1 if there was one."""
+    found = 0
+    for path in _python_files(paths):
+        for line, message in check_file(path):
+            print(f"{path}:{line}: {message}")
+            found += 1
+    return 1 if found else 0
+
+
+def _python_files(paths: "List[str]") -> "List[str]":
+    files: List[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for folder, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+                files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(".py"))
+        else:
+            files.append(path)
+    return files
+
+
+def check_file(path: str) -> "List[Any]":
+    """(line, message) of every invalid ``except*`` use in ``path``, in source order."""
+    from . import _transform
+
+    try:
+        with open(path, "rb") as file:
+            source = file.read()
+    except OSError as error:
+        return [(0, f"cannot read: {error.strerror}")]
+    if not _transform.has_except_star(source):
+        return []
+    try:
+        return [(error.order[0], error.msg) for error in _transform.all_errors(source, path)]
+    except SyntaxError as error:
+        return [(error.lineno or 0, f"{type(error).__name__}: {error.msg}")]

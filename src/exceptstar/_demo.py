@@ -1,0 +1,39 @@
+"""``python -m exceptstar demo``: runs the demo program, which is written with ``except*``.
+
+The program lives in ``_demo_program.txt`` (3.8-3.10 cannot even compile it,
+so it cannot be a module of the package); it is compiled with
+``exceptstar.compile`` under its real path, so its tracebacks quote its lines.
+"""
+
+import os
+import platform
+import sys
+
+from . import _transform
+from ._version import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Dict
+
+PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_demo_program.txt")
+
+
+def main() -> int:
+    with open(PROGRAM, "rb") as file:
+        code = _transform.compile(file.read(), PROGRAM, "exec", dont_inherit=True)
+    namespace: Dict[str, Any] = {"__name__": "exceptstar_demo", "__file__": PROGRAM}
+    exec(code, namespace)
+    from ._formatting import print_exception
+
+    transformed = namespace["run"](print_exception)
+    interpreter = f"{platform.python_implementation()} {platform.python_version()}"
+    sys.stdout.flush()
+    if transformed:
+        classes = "native" if sys.version_info >= (3, 11) and not _transform.ACTIVE else "pure-Python"
+        print(f"\nexcept* was provided by exceptstar {__version__}: transformed for {interpreter}, "
+              f"with its {classes} ExceptionGroup"
+              + (" (EXCEPTSTAR_PURE=1)" if sys.version_info >= (3, 11) else ""))
+    else:
+        print(f"\nexcept* was provided natively by {interpreter}")
+    return 0
