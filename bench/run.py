@@ -352,7 +352,7 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
     repeats, imports = (3, 5) if quick else (5, 7)
     add(f"Each figure is the median time of one operation over {rounds * repeats} timings: "
         f"{repeats} repeats of an autoranged loop (timeit-style, garbage collection off "
-        f"while timing) in each of {rounds} fresh processes per case and side, the two "
+        f"while timing, CPU time of the timing thread) in each of {rounds} fresh processes per case and side, the two "
         "sides' processes alternating. The import figures are medians of "
         f"{rounds * imports} fresh interpreters. "
         "**Ratio** is exceptstar's time divided by the peer's: below 1 exceptstar is faster. "
