@@ -23,6 +23,7 @@ from typing import Any, Dict, List
 PRELUDE = '''
 import sys
 from exceptstar import BaseExceptionGroup, ExceptionGroup, add_note, catch
+from exceptstar._engine import Star
 
 LOG = []
 OBJS = []
@@ -75,14 +76,19 @@ def seen(i, e):
     OBJS.append((e, "part%d" % i))
 
 def run():
+    tb = []
     try:
         statement()
     except BaseException as r:
         result = label(r)
+        t = r.__traceback__
+        while t is not None:
+            tb.append(t.tb_frame.f_code.co_name)
+            t = t.tb_next
     else:
         result = None
     LOG.append(["after", label(sys.exc_info()[1])])
-    return {"log": LOG, "result": result}
+    return {"log": LOG, "result": result, "tb": tb}
 '''
 
 LEAF_TYPES = ["ValueError", "TypeError", "OSError", "KeyError", "MyError", "MyBase"]
@@ -164,16 +170,127 @@ def render_native(scn: Scenario) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_catch(scn: Scenario) -> str:
+def render_star(scn: Scenario) -> str:
+    """The scenario as the source transformation renders ``except*``: the engine's ``Star``."""
+    lines = [PRELUDE, *_body(scn), "def statement():",
+             "    try:",
+             "        body()",
+             "    except BaseException as __es_caught_1__:",
+             "        __es_star_1__ = Star(__es_caught_1__)",
+             "        __es_part_1__ = None",
+             "        try:"]
+    for i, clause in enumerate(scn["clauses"]):
+        lines += [f"            __es_part_1__ = __es_star_1__.match({clause['types']})",
+                  "            if __es_part_1__ is not None:",
+                  "                e = __es_part_1__",
+                  "                try:"]
+        lines += _handler(i, clause, " " * 20)
+        lines += ["                except BaseException as __es_raised_1__:",
+                  "                    __es_star_1__.raised(__es_raised_1__)",
+                  "                finally:",
+                  "                    e = None",
+                  "                    del e"]
+    lines += ["            if __es_star_1__.finish():",
+              "                raise",
+              "        finally:",
+              "            del __es_star_1__, __es_part_1__",
+              "    finally:",
+              "        LOG.append(['finally', label(sys.exc_info()[1])])"]
+    return "\n".join(lines) + "\n"
+
+
+def render_catch(scn: Scenario, *, is_async: bool = False) -> str:
     """The same scenario with ``exceptstar.catch()``, one handler function per clause."""
+    prefix = "async " if is_async else ""
     lines = [PRELUDE, *_body(scn)]
     for i, clause in enumerate(scn["clauses"]):
-        lines.append(f"def h{i}(e):")
+        lines.append(f"{prefix}def h{i}(e):")
         lines += _handler(i, clause, " " * 4)
     mapping = ", ".join(f"{c['types']}: h{i}" for i, c in enumerate(scn["clauses"]))
-    lines += ["def statement():", "    try:", f"        with catch({{{mapping}}}):", "            body()",
+    lines += [f"{prefix}def statement_body():", "    try:",
+              f"        {prefix}with catch({{{mapping}}}):", "            body()",
               "    finally:", "        LOG.append(['finally', label(sys.exc_info()[1])])"]
+    if is_async:
+        lines += ["def statement():", "    import asyncio", "    asyncio.run(statement_body())"]
+    else:
+        lines += ["statement = statement_body"]
     return "\n".join(lines) + "\n"
+
+
+# Hand-written scenarios: the cases the issue lists, each named.
+
+def clause(types: str, end: str = "pass", *steps: str) -> Dict[str, Any]:
+    return {"types": types, "steps": list(steps), "end": end}
+
+
+def leaf(kind: str, msg: str) -> List[Any]:
+    return ["leaf", kind, msg]
+
+
+def group(kind: str, msg: str, *children: Any) -> List[Any]:
+    return ["group", kind, msg, list(children)]
+
+
+FLAT = group("BaseExceptionGroup", "eg", leaf("ValueError", "v1"), leaf("TypeError", "t1"),
+             leaf("OSError", "o1"))
+NESTED = group("BaseExceptionGroup", "outer", leaf("ValueError", "v1"),
+               group("BaseExceptionGroup", "inner", leaf("TypeError", "t1"), leaf("ValueError", "v2")),
+               leaf("OSError", "o1"))
+DERIVING = group("MyEG", "my", leaf("ValueError", "v1"),
+                 group("MyEG", "sub", leaf("TypeError", "t1"), leaf("KeyError", "k1")))
+SPLITTING = group("SplitEG", "split", leaf("ValueError", "v1"), leaf("TypeError", "t1"))
+BASE = group("BaseExceptionGroup", "base", leaf("MyBase", "b1"), leaf("ValueError", "v1"))
+
+HAND_WRITTEN: Dict[str, Dict[str, Any]] = {
+    "naked_pass": {"body": leaf("ValueError", "v"), "meta": "plain",
+                   "clauses": [clause("ValueError", "pass", "exc_info")]},
+    "naked_unmatched": {"body": leaf("KeyError", "k"), "meta": "context",
+                        "clauses": [clause("ValueError", "pass")]},
+    "naked_second_clause": {"body": leaf("KeyError", "k"), "meta": "plain",
+                            "clauses": [clause("ValueError"), clause("LookupError", "new")]},
+    "naked_reraise": {"body": leaf("ValueError", "v"), "meta": "cause",
+                      "clauses": [clause("ValueError", "reraise")]},
+    "naked_raise_e": {"body": leaf("ValueError", "v"), "meta": "plain",
+                      "clauses": [clause("ValueError", "raise_e")]},
+    "naked_base": {"body": leaf("MyBase", "b"), "meta": "plain",
+                   "clauses": [clause("Exception"), clause("BaseException", "reraise", "exc_info")]},
+    "flat_all_pass": {"body": FLAT, "meta": "plain",
+                      "clauses": [clause("ValueError"), clause("(TypeError, OSError)")]},
+    "flat_partial": {"body": FLAT, "meta": "notes",
+                     "clauses": [clause("ValueError", "pass", "exc_info")]},
+    "flat_new_and_reraise": {"body": FLAT, "meta": "plain",
+                             "clauses": [clause("TypeError", "new"), clause("ValueError", "reraise")]},
+    "flat_two_new": {"body": FLAT, "meta": "context",
+                     "clauses": [clause("TypeError", "new"), clause("ValueError", "new_base"),
+                                 clause("OSError")]},
+    "flat_raise_e": {"body": FLAT, "meta": "plain",
+                     "clauses": [clause("ValueError", "raise_e"), clause("OSError", "reraise")]},
+    "flat_from": {"body": FLAT, "meta": "cause",
+                  "clauses": [clause("ValueError", "new_from_e"), clause("TypeError", "new_from_none")]},
+    "flat_note_reraise": {"body": FLAT, "meta": "notes",
+                          "clauses": [clause("ValueError", "reraise", "note")]},
+    "flat_cause_reraise": {"body": FLAT, "meta": "plain",
+                           "clauses": [clause("ValueError", "reraise", "cause")]},
+    "flat_nested_try": {"body": FLAT, "meta": "plain",
+                        "clauses": [clause("ValueError", "reraise", "nested", "exc_info")]},
+    "flat_raise_caught": {"body": FLAT, "meta": "plain",
+                          "clauses": [clause("ValueError", "reraise", "raise_caught")]},
+    "flat_whole": {"body": FLAT, "meta": "context",
+                   "clauses": [clause("Exception", "reraise", "exc_info")]},
+    "nested_projection": {"body": NESTED, "meta": "plain",
+                          "clauses": [clause("ValueError", "reraise"), clause("OSError", "new")]},
+    "nested_leaf": {"body": NESTED, "meta": "plain",
+                    "clauses": [clause("TypeError", "leaf")]},
+    "nested_subgroup": {"body": NESTED, "meta": "plain",
+                        "clauses": [clause("TypeError", "new_group"), clause("ValueError", "reraise")]},
+    "deriving": {"body": DERIVING, "meta": "notes",
+                 "clauses": [clause("TypeError", "reraise"), clause("KeyError", "new")]},
+    "own_split": {"body": SPLITTING, "meta": "plain",
+                  "clauses": [clause("KeyError"), clause("ValueError", "reraise"), clause("TypeError")]},
+    "base_members": {"body": BASE, "meta": "plain",
+                     "clauses": [clause("ValueError", "new_base"), clause("MyBase", "reraise")]},
+    "no_exception": {"body": None, "meta": "plain", "clauses": [clause("ValueError", "new")]},
+}
 
 
 def run_source(source: str) -> Any:
