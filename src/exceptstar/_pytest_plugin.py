@@ -1,1 +1,122 @@
-"""pytest plugin: lets test files that use ``except*`` run on 3.8-3.10."""
+"""pytest plugin: lets test files that use ``except*`` run on 3.8-3.10.
+
+Registered as the ``pytest11`` entry point ``exceptstar``, so it is on once
+exceptstar is installed (``-p no:exceptstar`` turns it off; ``-p exceptstar``
+loads it where entry points are not used).  Does nothing on 3.11+ unless
+``EXCEPTSTAR_PURE=1``.
+
+pytest compiles test modules and ``conftest.py`` itself, to rewrite their
+asserts: it parses the source, rewrites the tree and compiles it.  For files
+that use ``except*`` this plugin takes over that step with the same three
+stages plus the transformation: exceptstar's parser (which accepts
+``except*``), pytest's own ``rewrite_asserts`` on that tree, then the
+``except*`` rewrite.  So assertion rewriting keeps working inside them.  Such
+files are cached by pytest beside its usual pyc, under a name that also
+carries exceptstar's version.  Other modules under the rootdir that use
+``except*`` (helpers, or test files under ``--assert=plain``) go through the
+import hook.
+"""
+
+import ast
+import os
+import types
+
+from . import _hook, _transform
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+    from types import CodeType
+    from typing import Any, Callable, Optional, Set, Tuple
+
+
+def _star_pyc(pyc: "Path") -> "Path":
+    return pyc.with_name(f"{pyc.name[:-len('.pyc')]}.{_hook.CACHE_TAG}.pyc")
+
+
+def _file_has_except_star(path: "Path") -> bool:
+    try:
+        return _transform.has_except_star(path.read_bytes())
+    except OSError:
+        return False
+
+
+class _StarAst(types.ModuleType):
+    """The ``ast`` module, except that ``parse`` accepts ``except*``."""
+
+    def __init__(self) -> None:
+        super().__init__("ast")
+
+    def __getattr__(self, name: str) -> "Any":
+        return getattr(ast, name)
+
+    @staticmethod
+    def parse(source: "Any", filename: str = "<unknown>", mode: str = "exec", **kwargs: "Any") -> "Any":
+        return _transform.parse(source, filename, mode)
+
+
+def _rewrite_and_transform(rewrite_asserts: "Callable[..., None]") -> "Callable[..., None]":
+    def rewrite_then_transform(tree: "Any", *args: "Any", **kwargs: "Any") -> None:
+        rewrite_asserts(tree, *args, **kwargs)
+        _transform.transform(tree)
+
+    return rewrite_then_transform
+
+
+def _patch_assertion_rewriting() -> None:
+    from _pytest.assertion import rewrite
+
+    if getattr(rewrite._rewrite_test, "exceptstar", False):
+        return
+    original_rewrite = rewrite._rewrite_test
+    original_read: "Callable[..., Optional[CodeType]]" = rewrite._read_pyc
+    original_write: "Callable[..., Any]" = rewrite._write_pyc
+    transformed_codes: "Set[int]" = set()
+
+    def _rewrite_test(fn: "Path", config: "Any") -> "Tuple[Any, CodeType]":
+        if not _file_has_except_star(fn):
+            return original_rewrite(fn, config)  # type: ignore[no-any-return]
+        # pytest's own function runs, with its `ast.parse` and `rewrite_asserts`
+        # standing in for ours for the duration of the call.
+        saved = rewrite.ast, rewrite.rewrite_asserts
+        rewrite.ast = _StarAst()  # type: ignore[assignment]
+        rewrite.rewrite_asserts = _rewrite_and_transform(saved[1])
+        try:
+            result = original_rewrite(fn, config)
+        finally:
+            rewrite.ast, rewrite.rewrite_asserts = saved
+        transformed_codes.add(id(result[1]))
+        return result  # type: ignore[no-any-return]
+
+    def _read_pyc(source: "Path", pyc: "Path", *args: "Any") -> "Optional[CodeType]":
+        code = original_read(source, _star_pyc(pyc), *args)
+        if code is not None:
+            return code
+        if _transform.NATIVE_SYNTAX and _file_has_except_star(source):
+            return None  # pytest's own pyc holds the native except* code
+        return original_read(source, pyc, *args)
+
+    def _write_pyc(state: "Any", co: "CodeType", source_stat: "Any", pyc: "Path") -> "Any":
+        if id(co) in transformed_codes:
+            transformed_codes.discard(id(co))
+            pyc = _star_pyc(pyc)
+        return original_write(state, co, source_stat, pyc)
+
+    _rewrite_test.exceptstar = True  # type: ignore[attr-defined]
+    rewrite._rewrite_test = _rewrite_test
+    rewrite._read_pyc = _read_pyc
+    rewrite._write_pyc = _write_pyc
+
+
+def pytest_load_initial_conftests(early_config: "Any", parser: "Any", args: "Any") -> None:
+    if not _transform.ACTIVE:
+        return
+    _patch_assertion_rewriting()
+    root = getattr(early_config, "rootpath", None) or getattr(early_config, "rootdir", None)
+    if root is not None:
+        _hook.install_paths(str(root))
+    # Test directories given on the command line may lie outside the rootdir.
+    _hook.install_paths(*(a for a in args if not str(a).startswith("-") and os.path.isdir(str(a))))
+
+
+__all__ = ["pytest_load_initial_conftests"]
