@@ -64,29 +64,31 @@ def _rewrite_and_transform(rewrite_asserts: "Callable[..., None]") -> "Callable[
 
 
 def _patch_assertion_rewriting() -> None:
-    from _pytest.assertion import rewrite
+    import importlib
 
+    # pytest's private module, typed loosely: its signatures change between versions.
+    rewrite: Any = importlib.import_module("_pytest.assertion.rewrite")
     if getattr(rewrite._rewrite_test, "exceptstar", False):
         return
     original_rewrite = rewrite._rewrite_test
-    original_read: "Callable[..., Optional[CodeType]]" = rewrite._read_pyc
-    original_write: "Callable[..., Any]" = rewrite._write_pyc
-    transformed_codes: "Set[int]" = set()
+    original_read: Callable[..., Optional[CodeType]] = rewrite._read_pyc
+    original_write: Callable[..., Any] = rewrite._write_pyc
+    transformed_codes: Set[int] = set()
 
-    def _rewrite_test(fn: "Path", config: "Any") -> "Tuple[Any, CodeType]":
+    def _rewrite_test(fn: "Path", config: "Any") -> "Any":
         if not _file_has_except_star(fn):
-            return original_rewrite(fn, config)  # type: ignore[no-any-return]
+            return original_rewrite(fn, config)
         # pytest's own function runs, with its `ast.parse` and `rewrite_asserts`
         # standing in for ours for the duration of the call.
         saved = rewrite.ast, rewrite.rewrite_asserts
-        rewrite.ast = _StarAst()  # type: ignore[assignment]
+        rewrite.ast = _StarAst()
         rewrite.rewrite_asserts = _rewrite_and_transform(saved[1])
         try:
             result = original_rewrite(fn, config)
         finally:
             rewrite.ast, rewrite.rewrite_asserts = saved
         transformed_codes.add(id(result[1]))
-        return result  # type: ignore[no-any-return]
+        return result
 
     def _read_pyc(source: "Path", pyc: "Path", *args: "Any") -> "Optional[CodeType]":
         code = original_read(source, _star_pyc(pyc), *args)
