@@ -27,7 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
     from types import CodeType
-    from typing import Any, Callable, Optional, Set, Tuple
+    from typing import Any, Callable, Optional, Set
 
 
 def _star_pyc(pyc: "Path") -> "Path":
