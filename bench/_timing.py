@@ -144,14 +144,28 @@ def profile(loop: Loop, seconds: float = 0.5, top: int = 18) -> str:
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out)
     stats.sort_stats("tottime").print_stats(top)
-    text = out.getvalue().replace(ROOT + os.sep, "").replace(sys.prefix + os.sep, "<venv>/")
+    text = _shorten(out.getvalue())
     lines = text.splitlines()
     # Drop pstats' preamble up to the column headings; keep the per-call table.
     for i, line in enumerate(lines):
         if "ncalls" in line:
-            lines = [f"{number * 10} iterations", *lines[i - 1:]]
+            lines = lines[i:]
             break
-    return "\n".join(line.rstrip() for line in lines).strip() + "\n"
+    return "\n".join([f"{number * 10} iterations; {_shares(stats)}", "", *lines]).rstrip() + "\n"
+
+
+def _shorten(text: str) -> str:
+    return text.replace(ROOT + os.sep, "").replace(sys.prefix + os.sep, "<venv>/")
+
+
+def _shares(stats: Any) -> str:
+    """The three functions with the most own time, as shares of the whole."""
+    entries = stats.stats  # {(file, line, name): (cc, nc, tottime, cumtime, callers)}
+    total = sum(entry[2] for entry in entries.values()) or 1.0
+    busiest = sorted(entries.items(), key=lambda item: item[1][2], reverse=True)[:3]
+    parts = [f"{entry[2] / total:.0%} in {_shorten(f'{key[0]}:{key[1]}({key[2]})')}"
+             for key, entry in busiest]
+    return "own time: " + ", ".join(parts)
 
 
 def main(build: Callable[[str], Rows]) -> None:
