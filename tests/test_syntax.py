@@ -565,11 +565,13 @@ def test_syntax_errors_match_native() -> None:
             assert got is None, name
             continue
         assert got is not None, name
+        if name == "match_in" and sys.version_info < (3, 10):
+            continue  # `match` does not exist before 3.10: a different error, elsewhere
         if sys.version_info < (3, 11) and (
             want[0] not in EXCEPT_STAR_MESSAGES or "except*" not in "".join(CASES[name])
         ):
             # Not an except* error: the running parser's own words (and 3.8/3.9 have no `match`).
-            assert got[2] == want[2] or name == "match_in", name
+            assert got[2] == want[2], name
             continue
         if sys.version_info < (3, 10):
             want = [*want[:4], None, None, want[6]]
