@@ -160,9 +160,9 @@ class Star:
             _refresh_groups()
         self._orig: Optional[BaseException] = exc
         # What later clauses may still match: the naked exception itself until
-        # a clause takes it (then it is wrapped, as CPython does at that point).
+        # a clause takes it (it is wrapped then, as CPython does).
         self._rest: Optional[BaseException] = exc
-        self._raised: Optional[List[Optional[BaseException]]] = None
+        self._raised: Optional[List[BaseException]] = None
 
     def match(self, types: object) -> "Optional[BaseException]":
         """Check the clause's ``types`` and take from what is left what they match.
@@ -172,15 +172,24 @@ class Star:
         exception is wrapped in a new ``ExceptionGroup('', (exc,))``; a group
         matched as a whole is returned as is); otherwise ``None``.
         """
-        check_types(types)
         rest = self._rest
-        if rest is None:
-            return None
-        if _given_matches(type(rest), types):
-            if isinstance(rest, GROUPS):
-                part: Optional[BaseException] = rest
-            else:
-                part = _BaseExceptionGroup("", (rest,))
+        if type(types) is type:
+            # The common case, a plain class, checked and matched inline.
+            if not _real_issubclass(BaseException, types):
+                raise TypeError(_CANNOT_CATCH)
+            if issubclass(types, GROUPS):
+                raise TypeError(_CANNOT_CATCH_GROUP)
+            if rest is None:
+                return None
+            full = _real_issubclass(types, type(rest))
+        else:
+            check_types(types)
+            if rest is None:
+                return None
+            full = _given_matches(type(rest), types)
+        part: Optional[BaseException]
+        if full:
+            part = rest if isinstance(rest, GROUPS) else _BaseExceptionGroup("", (rest,))
             self._rest = None
         elif isinstance(rest, GROUPS):
             pair = rest.split(types)  # type: ignore[attr-defined]
@@ -198,7 +207,7 @@ class Star:
                 return None
         else:
             return None
-        set_handled(part)  # type: ignore[arg-type]
+        set_handled(part)
         return part
 
     def raised(self, exc: BaseException) -> None:
@@ -210,14 +219,17 @@ class Star:
 
     def outcome(self) -> "Optional[BaseException]":
         """What propagates (None: nothing), after which the Star holds nothing."""
-        excs = self._raised
-        if excs is None:
-            excs = [self._rest]
-        else:
-            excs.append(self._rest)
         orig = self._orig
+        rest = self._rest
+        raised = self._raised
         self._orig = self._rest = self._raised = None
-        return prep_reraise_star(orig, excs)  # type: ignore[arg-type]
+        if not isinstance(orig, GROUPS):
+            # A naked exception: at most one clause ran, so there is one candidate.
+            return raised[0] if raised else rest
+        if raised is None:
+            return None if rest is None else prep_reraise_star(orig, [rest])  # type: ignore[arg-type]
+        raised.append(rest)  # type: ignore[arg-type]
+        return prep_reraise_star(orig, raised)  # type: ignore[arg-type]
 
     def finish(self) -> bool:
         """Compute what propagates; if anything, make it handled and return True.
@@ -249,29 +261,20 @@ def prep_reraise_star(
     if not excs:
         return None
     if not isinstance(orig, GROUPS):
-        # A naked exception: at most one clause ran, so there is one candidate.
         return excs[0]
     tb = orig.__traceback__
     cause = orig.__cause__
     context = orig.__context__
     raised: List[BaseException] = []
-    reraised: Optional[List[BaseException]] = None
+    reraised: List[BaseException] = []
     for exc in excs:
         if exc is None:
             continue
         if exc.__traceback__ is tb and exc.__cause__ is cause and exc.__context__ is context:
-            if reraised is None:
-                reraised = [exc]
-            else:
-                reraised.append(exc)
+            reraised.append(exc)
         else:
             raised.append(exc)
-    projection = None
-    if reraised is not None:
-        leaf_ids: Set[int] = set()
-        for exc in reraised:
-            _collect_leaf_ids(exc, leaf_ids)
-        projection = _project(orig, leaf_ids)
+    projection = _project(orig, _leaf_ids(reraised)) if reraised else None
     if not raised:
         return projection
     if projection is not None:
@@ -281,33 +284,39 @@ def prep_reraise_star(
     return _BaseExceptionGroup("", raised)
 
 
-def _collect_leaf_ids(exc: BaseException, leaf_ids: "Set[int]") -> None:
-    if isinstance(exc, GROUPS):
-        for member in exc.exceptions:  # type: ignore[attr-defined]
-            _collect_leaf_ids(member, leaf_ids)
-    else:
-        leaf_ids.add(id(exc))
+def _leaf_ids(excs: "List[BaseException]") -> "Set[int]":
+    """The ids of the leaves (non-groups) of ``excs``, at any depth."""
+    groups = GROUPS
+    ids = set()
+    todo = list(excs)
+    while todo:
+        exc = todo.pop()
+        if isinstance(exc, groups):
+            todo.extend(exc.exceptions)  # type: ignore[attr-defined]
+        else:
+            ids.add(id(exc))
+    return ids
 
 
-def _project(exc: BaseException, leaf_ids: "Set[int]") -> "Optional[BaseException]":
-    """The part of ``exc`` whose leaves are in ``leaf_ids``, keeping its nesting.
+def _project(group: BaseException, leaf_ids: "Set[int]") -> "Optional[BaseException]":
+    """The part of ``group`` whose leaves are in ``leaf_ids``, keeping its nesting.
 
     CPython's split by instance ids: groups are rebuilt with their own
-    ``derive`` (never reused, even when every leaf is kept) and given the
-    original's metadata.
+    ``derive`` (never reused, even when every leaf is kept), innermost first,
+    and given the original's metadata.
     """
-    if id(exc) in leaf_ids:
-        return exc
-    if not isinstance(exc, GROUPS):
-        return None
     kept = []
-    for member in exc.exceptions:  # type: ignore[attr-defined]
-        part = _project(member, leaf_ids)
-        if part is not None:
-            kept.append(part)
-    if not kept:
-        return None
-    return derive_subset(exc, kept)
+    for member in group.exceptions:  # type: ignore[attr-defined]
+        if id(member) in leaf_ids:
+            kept.append(member)
+        elif isinstance(member, GROUPS):
+            part = _project(member, leaf_ids)  # type: ignore[arg-type]
+            if part is not None:
+                kept.append(part)
+    return derive_subset(group, kept) if kept else None
+
+
+_MISSING = object()
 
 
 def derive_subset(orig: BaseException, excs: "List[BaseException]") -> BaseException:
@@ -320,11 +329,8 @@ def derive_subset(orig: BaseException, excs: "List[BaseException]") -> BaseExcep
         part.__traceback__ = tb
     part.__context__ = orig.__context__
     part.__cause__ = orig.__cause__
-    try:
-        notes = orig.__notes__  # type: ignore[attr-defined]
-    except AttributeError:
-        pass
-    else:
-        if not isinstance(notes, dict) and hasattr(type(notes), "__getitem__"):
-            part.__notes__ = list(notes)  # type: ignore[attr-defined]
+    notes = getattr(orig, "__notes__", _MISSING)
+    if notes is not _MISSING and not isinstance(notes, dict) and hasattr(type(notes), "__getitem__"):
+        # A copy, so that the parts' notes are independent; non-sequences are ignored.
+        part.__notes__ = list(notes)  # type: ignore[attr-defined,call-overload]
     return part
