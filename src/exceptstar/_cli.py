@@ -62,6 +62,12 @@ def run(args: "List[str]") -> int:
     if args[0] == "-c" and len(args) > 1:
         sys.argv = ["-c", *args[2:]]
         sys.path[0] = ""
+        if sys.version_info >= (3, 13):
+            # 3.13's `python -c` quotes the code's lines in tracebacks.
+            import linecache
+
+            lines = args[1].splitlines(keepends=True)
+            linecache.cache["<string>"] = (len(args[1]), None, lines, "<string>")
         return _run_source(args[1].encode("utf-8", "surrogateescape"), "<string>", None)
     if args[0].startswith("-"):
         sys.stderr.write(USAGE)
@@ -136,7 +142,13 @@ def _report(error: BaseException) -> int:
     while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
         tb = tb.tb_next
     error.__traceback__ = tb
-    sys.excepthook(type(error), error, tb)
+    if sys.excepthook is sys.__excepthook__ and _transform_active():
+        # The interpreter's own hook (3.11+ under EXCEPTSTAR_PURE=1) cannot draw our groups.
+        from ._formatting import print_exception
+
+        print_exception(error)
+    else:
+        sys.excepthook(type(error), error, tb)
     if isinstance(error, KeyboardInterrupt):
         # As the interpreter: die of the signal, so the parent sees an interrupted child.
         import signal
@@ -146,6 +158,12 @@ def _report(error: BaseException) -> int:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     return 1
+
+
+def _transform_active() -> bool:
+    from . import _transform
+
+    return _transform.ACTIVE
 
 
 def _console() -> int:
@@ -167,6 +185,11 @@ def _console() -> int:
 
     namespace = _fresh_main(None)
     namespace["__loader__"] = None
+    if sys.version_info < (3, 11) or _transform.ACTIVE:
+        # Interactive input without except* is compiled untouched, so the names
+        # 3.11 code expects are bound here once.
+        namespace["ExceptionGroup"] = _transform.ExceptionGroup
+        namespace["BaseExceptionGroup"] = _transform.BaseExceptionGroup
     console = code.InteractiveConsole(namespace)
     console.compile.compiler = Compile()
     try:
