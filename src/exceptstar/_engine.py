@@ -23,7 +23,7 @@ from . import _types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Callable, List, Optional, Set, Tuple
+    from typing import Any, Callable, List, Optional, Set, Tuple
 
 _BaseExceptionGroup = _types.BaseExceptionGroup
 _real_issubclass = type.__subclasscheck__
@@ -82,26 +82,24 @@ def _bind_set_handled() -> "Callable[[BaseException], None]":
         setter.restype = None
         return setter  # type: ignore[no-any-return]
 
-    # PyErr_SetExcInfo steals a reference to each argument.  Addresses are
-    # passed (c_void_p), so that a missing traceback is NULL, which needs no
-    # reference, and a present one is counted explicitly.
-    set_exc_info = api.PyErr_SetExcInfo
-    set_exc_info.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
-    set_exc_info.restype = None
-    incref = api.Py_IncRef
-    incref.argtypes = (ctypes.py_object,)
-    incref.restype = None
+    # PyErr_SetExcInfo steals a reference to each argument.  Each comes from
+    # a C function that returns a new reference as an address ctypes does not
+    # own: the type, the exception itself (PyObject_SelfIter returns its
+    # argument), the traceback or NULL.  One call each, no Python-level work.
+    def bind(name: str, argtypes: "Tuple[type, ...]", restype: "Optional[type]") -> "Any":
+        function = getattr(api, name)
+        function.argtypes = argtypes
+        function.restype = restype
+        return function
+
+    obj = (ctypes.py_object,)
+    new_type_ref = bind("PyObject_Type", obj, ctypes.c_void_p)
+    new_ref = bind("PyObject_SelfIter", obj, ctypes.c_void_p)
+    new_tb_ref = bind("PyException_GetTraceback", obj, ctypes.c_void_p)
+    set_exc_info = bind("PyErr_SetExcInfo", (ctypes.c_void_p,) * 3, None)
 
     def set_handled(exc: BaseException) -> None:
-        exc_type = type(exc)
-        tb = exc.__traceback__
-        incref(exc_type)
-        incref(exc)
-        if tb is None:
-            set_exc_info(id(exc_type), id(exc), None)
-        else:
-            incref(tb)
-            set_exc_info(id(exc_type), id(exc), id(tb))
+        set_exc_info(new_type_ref(exc), new_ref(exc), new_tb_ref(exc))
 
     return set_handled
 
