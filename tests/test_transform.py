@@ -6,8 +6,9 @@ notes, set ``__cause__``, look at ``sys.exc_info()``, and run plain try
 statements inside handlers.  Every program runs in the newest native
 interpreter and, here, through ``exceptstar.compile`` (3.8-3.10, or 3.11+ with
 ``EXCEPTSTAR_PURE=1``); both print what each handler saw, the order things
-ran, and what propagated (structure, types, messages, notes, cause, context,
-traceback line numbers), which must be identical.
+ran, what propagated (structure, types, messages, notes, cause, context,
+traceback line numbers) and which lines ran (line events under
+``sys.settrace``, what coverage records), which must be identical.
 """
 
 from __future__ import annotations
@@ -113,17 +114,26 @@ def describe(exc, depth=0):
         "lines": lines,
     }
 
+def tracer(frame, event, arg):
+    if frame.f_code.co_filename == "<prog>" and event == "line":
+        lines.add(frame.f_lineno)
+    return tracer
+
 results = []
 for source in programs:
     events = []
+    lines = set()
     namespace = {"log": lambda tag, exc=None: events.append([tag, describe(exc)])}
     exec(compile(source, "<prog>", "exec"), namespace)
+    sys.settrace(tracer)
     try:
         namespace["prog"]()
         outcome = None
     except BaseException as exc:
         outcome = describe(exc)
-    results.append([events, outcome, describe(sys.exc_info()[1])])
+    finally:
+        sys.settrace(None)
+    results.append([events, outcome, describe(sys.exc_info()[1]), sorted(lines)])
 print(json.dumps(results))
 """
 

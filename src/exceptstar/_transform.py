@@ -590,12 +590,11 @@ def _place(nodes: "List[Any]", where: "ast.AST") -> None:
     """Give generated nodes (those without a position yet) the position of ``where``."""
     import ast
 
-    position = {
-        "lineno": where.lineno,  # type: ignore[attr-defined]
-        "col_offset": where.col_offset,  # type: ignore[attr-defined]
-        "end_lineno": getattr(where, "end_lineno", None),
-        "end_col_offset": getattr(where, "end_col_offset", None),
-    }
+    # One line only: 3.12+ reports an attribute load at its node's *end* line,
+    # which for a whole clause would be the last line of its handler.
+    lineno, col = where.lineno, where.col_offset  # type: ignore[attr-defined]
+    position = {"lineno": lineno, "col_offset": col, "end_lineno": lineno,
+                "end_col_offset": col + len("except")}
     todo = list(nodes)
     while todo:
         node = todo.pop()
@@ -651,7 +650,8 @@ class _Rewriter:
         n = self.depth + 1
         caught, star, part, raised = (f"__es_{what}_{n}__" for what in ("caught", "star", "part", "raised"))
         clauses: List[Any] = []
-        for handler in node.handlers:
+        first = node.handlers[0]
+        for index, handler in enumerate(node.handlers):
             take = ast.Assign(
                 [_name(part, True)],
                 ast.Call(ast.Attribute(_name(star), "match", ast.Load()), [handler.type], []),
@@ -668,12 +668,19 @@ class _Rewriter:
                     ast.Assign([_name(handler.name, True)], ast.Constant(None)),
                     ast.Delete([ast.Name(handler.name, ast.Del())]),
                 ]
+            if sys.version_info >= (3, 10):
+                # What runs after the handler body belongs to where execution goes
+                # next (the next clause, or the end of the statement), so that line
+                # events never step back to this clause, as CPython's do not.  Not
+                # before PEP 626 (3.10): there a jump into the middle of a line's
+                # code reports no event, so the next clause's line would be lost.
+                after = node.handlers[index + 1] if index + 1 < len(node.handlers) else first
+                _place([record, *cleanup], after)
             run.append(ast.Try(handler.body, [record], [], cleanup))
             matched = ast.If(ast.Compare(_name(part), [ast.IsNot()], [ast.Constant(None)]), run, [])
             generated = [take, matched]
             _place(generated, handler)
             clauses.extend(generated)
-        first = node.handlers[0]
         finish = ast.If(ast.Call(ast.Attribute(_name(star), "finish", ast.Load()), [], []), [ast.Raise()], [])
         body: List[Any] = [
             ast.Assign([_name(star, True)], ast.Call(_runtime("Star"), [_name(caught)], [])),
