@@ -1,0 +1,243 @@
+"""The formatter never fails: hostile exceptions, cycles, huge and deep groups.
+
+Each program runs in a subprocess with ``EXCEPTSTAR_PURE=1`` on this
+interpreter, so the code under test is exceptstar's own ``TracebackException``
+on every version.  Where CPython can print the same thing, the same program
+runs in the newest native interpreter without the switch (exceptstar then
+hands over to the standard library) and the texts must agree, up to the caret
+lines that only 3.11+ draws.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+from oracle import native_python, run_python
+from test_formatting import without_carets
+
+PRELUDE = textwrap.dedent('''
+    import sys
+    import exceptstar
+    from exceptstar import BaseExceptionGroup, ExceptionGroup, add_note, format_exception
+
+
+    def raised(exc):
+        try:
+            raise exc
+        except BaseException as caught:
+            return caught
+
+
+    def show(exc, show_group=True, **kwargs):
+        sys.stdout.write("".join(format_exception(exc, **kwargs)))
+        if not show_group:
+            return
+        sys.stdout.write("--- show_group\\n")
+        sys.stdout.write("".join(exceptstar.format_exception_only(exc, show_group=True)))
+''')
+
+
+def _run(exe: str, code: str, pure: bool) -> str:
+    # From a file, so that every version shows the source lines of the frames.
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "program.py"
+        path.write_text(PRELUDE + textwrap.dedent(code), encoding="utf-8")
+        proc = run_python(exe, f"import runpy; runpy.run_path({str(path)!r}, run_name='__main__')",
+                          pure=pure)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return proc.stdout.replace(folder, "<folder>")
+
+
+def ours(code: str) -> str:
+    return _run(sys.executable, code, pure=True)
+
+
+def reference(code: str) -> str:
+    exe = native_python()
+    assert exe is not None
+    return _run(exe, code, pure=False)
+
+
+def same_as_cpython(code: str) -> str:
+    text = ours(code)
+    assert without_carets(text) == without_carets(reference(code))
+    return text
+
+
+def test_str_that_raises() -> None:
+    text = same_as_cpython('''
+        class BadStr(Exception):
+            def __str__(self):
+                raise RuntimeError("no str")
+
+        class BadKey:
+            def __repr__(self):
+                raise RuntimeError("no repr")
+
+        show(raised(ExceptionGroup("eg", [BadStr(), KeyError(BadKey()), ValueError("fine")])))
+    ''')
+    assert text.count("<exception str() failed>") == 4  # two members, in both layouts
+    assert "ValueError: fine" in text
+
+
+def test_notes_that_raise_or_are_not_lists() -> None:
+    text = same_as_cpython('''
+        class BadNotes(Exception):
+            @property
+            def __notes__(self):
+                raise ValueError("no notes")
+
+        class BadNote:
+            def __str__(self):
+                raise RuntimeError
+
+        class BadRepr:
+            def __repr__(self):
+                raise RuntimeError
+
+        as_str, as_int, bad_repr, bad_item = (ValueError(n) for n in "abcd")
+        as_str.__notes__ = "a string"
+        as_int.__notes__ = 42
+        bad_repr.__notes__ = BadRepr()
+        bad_item.__notes__ = ["good", BadNote()]
+        show(raised(ExceptionGroup("eg", [BadNotes(), as_str, as_int, bad_repr, bad_item])))
+    ''')
+    assert "Ignored error getting __notes__: ValueError('no notes')" in text
+    assert "'a string'" in text and "42" in text
+    assert "<__notes__ repr() failed>" in text and "<note str() failed>" in text
+
+
+def test_cycles_through_cause_and_context() -> None:
+    text = same_as_cpython('''
+        a, b, c = ValueError("a"), TypeError("b"), KeyError("c")
+        a.__cause__ = b
+        b.__context__ = c
+        c.__cause__ = a
+        show(raised(a))
+        itself = raised(ValueError("itself"))
+        itself.__context__ = itself
+        show(itself)
+        member = ValueError("member")
+        group = raised(ExceptionGroup("eg", [member]))
+        member.__cause__ = group
+        group.__context__ = member
+        show(group)
+    ''')
+    assert "ValueError: a" in text and "ValueError: itself" in text
+
+
+def test_group_that_contains_itself() -> None:
+    # CPython itself cannot print this (it loops): only the promise of never
+    # failing applies, and the recurrence shows as a plain exception.
+    text = ours('''
+        class Loop(ExceptionGroup):
+            @property
+            def exceptions(self):
+                return (ValueError("first"), self)
+
+        show(raised(Loop("loop", [ValueError("first")])))
+        show(raised(Loop("loop", [ValueError("first")])), chain=False)
+    ''')
+    block = text.split("--- show_group\n")[0]
+    assert block.count("Loop: loop (1 sub-exception)") == 2  # the group, then its recurrence
+    assert "ValueError: first" in block
+    assert block.rstrip().endswith("+------------------------------------")
+
+
+def test_100000_members() -> None:
+    text = same_as_cpython('''
+        show(raised(ExceptionGroup("big", [ValueError(i) for i in range(100000)])))
+    ''')
+    assert "and 99985 more exceptions" in text
+    assert text.count("\n   ValueError: ") == 100000
+
+
+def test_very_deep_nesting() -> None:
+    code = '''
+        exc = TypeError("bottom")
+        for level in range(%d):
+            exc = ExceptionGroup("level %%d" %% level, [exc, KeyError(level)])
+        show(raised(exc))
+        # CPython's show_group recurses, so only the box is printed at this limit.
+        sys.setrecursionlimit(120)
+        show(raised(exc), show_group=False)
+    '''
+    text = same_as_cpython(code % 600)
+    assert "... (max_group_depth is 10)" in text
+    # Far deeper than CPython's own show_group could go (it recurses): ours does not.
+    assert "   " * 2500 + "TypeError: bottom" in ours(code % 2500)
+
+
+def test_long_chains() -> None:
+    same_as_cpython('''
+        exc = ValueError(0)
+        for i in range(1, 5000):
+            new = raised(ValueError(i))
+            new.__context__ = exc
+            exc = new
+        sys.setrecursionlimit(120)
+        show(ExceptionGroup("eg", [exc]), show_group=False)
+    ''')
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="the hooks are patched on 3.8-3.10 only")
+def test_hooks_never_raise() -> None:
+    code = textwrap.dedent('''
+        import sys, threading, types
+        from exceptstar import ExceptionGroup, _formatting
+
+        class Hostile(Exception):
+            def __str__(self):
+                raise RuntimeError("str")
+            @property
+            def __notes__(self):
+                raise RuntimeError("notes")
+
+        class InDel:
+            def __del__(self):
+                raise ExceptionGroup("in del", [Hostile()])
+
+        class BadRepr:
+            def __repr__(self):
+                raise RuntimeError("repr")
+
+        def unraisable(obj):
+            args = types.SimpleNamespace(exc_type=ExceptionGroup, err_msg=None, object=obj,
+                                         exc_value=ExceptionGroup("eg", [Hostile()]),
+                                         exc_traceback=None)
+            sys.unraisablehook(args)
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("internal error")
+
+        def run(target):
+            thread = threading.Thread(target=target, name="worker")
+            thread.start()
+            thread.join()
+
+        def fail():
+            raise ExceptionGroup("thread", [Hostile()])
+
+        InDel()
+        unraisable(BadRepr())
+        run(fail)
+        _formatting.TracebackException.format = broken
+        InDel()
+        run(fail)
+        sys.excepthook(ExceptionGroup, ExceptionGroup("hook", [Hostile()]), None)
+    ''')
+    proc = run_python(sys.executable, code)
+    err = proc.stderr
+    assert proc.returncode == 0, err
+    # Full output while the formatter works ...
+    assert err.count("Ignored error getting __notes__: RuntimeError('notes')") == 3
+    assert "<object repr() failed>" in err
+    # ... and the interpreter's own when it does not: never an error from a hook.
+    assert "ExceptionGroup: hook (1 sub-exception)" in err
+    assert "Error in sys.excepthook" not in err and "internal error" not in err
+    assert err.count("Exception in thread worker:") == 2
