@@ -20,7 +20,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import pytest
 from oracle import ROOT, SRC, native_python
@@ -142,7 +142,7 @@ def structure(text: str, program: Path) -> str:
     text = re.sub(r"Exception in thread Thread-(\d+) \(\w+\):", r"Exception in thread Thread-\1:", text)
     lines = without_carets(text).splitlines(True)
     kept: List[str] = []
-    skip_source: Optional[str] = None
+    skip_source: str | None = None
     for line in lines:
         if skip_source is not None and line.startswith(skip_source):
             skip_source = None
@@ -159,8 +159,8 @@ def structure(text: str, program: Path) -> str:
     return "".join(kept)
 
 
-def run(exe: str, program: Path, *, env: Optional[Dict[str, str]] = None,
-        args: tuple[str, ...] = (), stdin: Optional[str] = None) -> subprocess.CompletedProcess[str]:
+def run(exe: str, program: Path, *, env: Dict[str, str] | None = None,
+        args: tuple[str, ...] = (), stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
     full_env.pop("EXCEPTSTAR_PURE", None)
     full_env.pop("EXCEPTSTAR_NO_PATCH", None)
@@ -177,7 +177,7 @@ def write_program(tmp_path: Path, body: str) -> Path:
     return program
 
 
-def both(program: Path, reference_exe: Optional[str] = None,
+def both(program: Path, reference_exe: str | None = None,
          **kwargs: object) -> tuple[str, str]:
     reference_exe = reference_exe or native_python()
     assert reference_exe is not None
