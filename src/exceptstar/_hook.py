@@ -21,7 +21,11 @@ import marshal
 import os
 import sys
 from importlib.machinery import PathFinder, SourceFileLoader
-from importlib.util import MAGIC_NUMBER, cache_from_source
+
+# What importlib.util re-exports, taken from the (always loaded) module that
+# defines it: importlib.util would cost ~6 ms at interpreter start-up when
+# install() runs from sitecustomize.
+from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source
 
 from . import _transform
 from ._version import __version__

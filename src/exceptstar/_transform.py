@@ -387,12 +387,11 @@ def _mark(tree: "ast.AST", stars: "Dict[_Key, _Key]") -> None:
 
 
 def _is_star_try(node: "ast.AST") -> bool:
-    import ast
-
-    if NATIVE_SYNTAX and type(node).__name__ == "TryStar":
+    kind = type(node).__name__
+    if kind == "TryStar":
         return True
-    return isinstance(node, ast.Try) and any(
-        getattr(handler, "exceptstar_star", False) for handler in node.handlers
+    return kind == "Try" and any(
+        getattr(handler, "exceptstar_star", False) for handler in node.handlers  # type: ignore[attr-defined]
     )
 
 
