@@ -20,12 +20,12 @@ interpreter could not have compiled it), so that check costs one failed open.
 import marshal
 import os
 import sys
-from importlib.machinery import PathFinder, SourceFileLoader
 
-# What importlib.util re-exports, taken from the (always loaded) module that
-# defines it: importlib.util would cost ~6 ms at interpreter start-up when
-# install() runs from sitecustomize.
+# MAGIC_NUMBER and cache_from_source come from the (always loaded) module that
+# defines them, not from importlib.util, which would add ~6 ms to interpreter
+# start-up when install() runs from sitecustomize.
 from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source
+from importlib.machinery import PathFinder, SourceFileLoader
 
 from . import _transform
 from ._version import __version__
