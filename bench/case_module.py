@@ -13,7 +13,9 @@ the module is removed from ``sys.modules`` first.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -67,8 +69,13 @@ def module_source(star: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def import_loop(name: str) -> _timing.Loop:
-    __import__(name)  # the first import writes the bytecode cache
+def import_loop(name: str, row: str) -> _timing.Loop:
+    module = __import__(name)  # the first import writes the bytecode cache
+    cache = os.path.join(os.path.dirname(module.__file__ or ""), "__pycache__")
+    files = sorted(f for f in os.listdir(cache) if f.startswith(name + "."))
+    _timing.NOTES[row] = ", ".join(
+        f"{f[len(name):]} {os.path.getsize(os.path.join(cache, f)) / 1024:.0f} KiB" for f in files
+    )
 
     def run(n: int) -> None:
         modules = sys.modules
@@ -84,6 +91,7 @@ def build(side: str) -> Rows:
     star_source = module_source(star=True)
     plain_source = module_source(star=False)
     folder = tempfile.mkdtemp(prefix="exceptstar-bench-")
+    atexit.register(shutil.rmtree, folder, True)
     star_name, plain_name = "bench_star_module", "bench_plain_module"
     for name, source in ((star_name, star_source), (plain_name, plain_source)):
         with open(os.path.join(folder, name + ".py"), "w") as file:
@@ -103,12 +111,13 @@ def build(side: str) -> Rows:
             rows["cached_import"] = rows["cached_import_hooked_plain"] = reason
         else:
             _timing.api("install")()
-            rows["cached_import"] = import_loop(star_name)
-            rows["cached_import_hooked_plain"] = import_loop(plain_name)
+            rows["cached_import"] = import_loop(star_name, "cached_import")
+            rows["cached_import_hooked_plain"] = import_loop(plain_name, "cached_import_hooked_plain")
     else:
         source = star_source if _timing.NATIVE else plain_source
         rows["transform"] = compile_loop(compile, source, star_path)
-        rows["cached_import"] = rows["cached_import_hooked_plain"] = import_loop(plain_name)
+        rows["cached_import"] = import_loop(plain_name, "cached_import")
+        rows["cached_import_hooked_plain"] = import_loop(plain_name, "cached_import_hooked_plain")
     return rows
 
 
