@@ -179,3 +179,72 @@ def test_runs_through_transformation_here() -> None:
     proc = run_python(sys.executable, "import exceptstar._transform as t; print(t.ACTIVE)",
                       pure=sys.version_info >= (3, 11))
     assert proc.stdout.strip() == "True"
+
+
+RUNTIME_ERRORS = r'''
+import sys
+if sys.version_info < (3, 11) or "--pure" in sys.argv:
+    from exceptstar import compile
+SOURCE = """\
+class EG(ExceptionGroup):
+    def split(self, condition):
+        raise RuntimeError("split failed")
+def invalid_type():
+    try:
+        raise ValueError(1)
+    except* 42:
+        pass
+def group_in_tuple():
+    try:
+        raise ValueError(1)
+    except* (TypeError, ExceptionGroup):
+        pass
+def failing_split():
+    try:
+        raise EG("eg", [ValueError(1)])
+    except* TypeError:
+        pass
+"""
+namespace = {}
+exec(compile(SOURCE, "<prog>", "exec"), namespace)
+for name in ("invalid_type", "group_in_tuple", "failing_split"):
+    try:
+        namespace[name]()
+    except Exception as error:
+        tb, frames = error.__traceback__, []
+        while tb is not None:
+            frames.append((tb.tb_frame.f_code.co_filename.rpartition("/")[2], tb.tb_lineno))
+            tb = tb.tb_next
+        print(name, type(error).__name__, error, type(error.__context__).__name__, frames)
+'''
+
+
+def test_runtime_errors_show_only_the_users_frames() -> None:
+    native = native_python()
+    if native is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    expected = run_python(native, RUNTIME_ERRORS)
+    actual = run_python(sys.executable, RUNTIME_ERRORS, pure=sys.version_info >= (3, 11),
+                        args=("--pure",) if sys.version_info >= (3, 11) else ())
+    assert actual.stdout == expected.stdout, actual.stderr
+    assert "failing_split RuntimeError" in expected.stdout
+
+
+def _nested(levels: int) -> str:
+    lines, ind = ["import sys", "def prog():"], "    "
+    for level in range(levels):
+        lines += [f"{ind}try:", f"{ind}    raise ExceptionGroup('l{level}', [ValueError({level}), TypeError({level})])",
+                  f"{ind}except* ValueError as e{level}:", f"{ind}    log('v{level}', e{level})"]
+        ind += "    "
+    lines.append(f"{ind}log('deepest', sys.exc_info()[1])")
+    return "\n".join(lines) + "\n"
+
+
+def test_except_star_nested_in_handlers() -> None:
+    # CPython allows 20 nested blocks; the transformation spends 2 per level
+    # before 3.10 (as CPython does) and 3 from 3.10 on: 6 levels always fit.
+    native = native_python()
+    if native is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    programs = [_nested(levels) for levels in range(1, 7)]
+    assert _run(sys.executable, programs, pure=sys.version_info >= (3, 11)) == _run(native, programs, pure=False)

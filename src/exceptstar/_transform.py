@@ -24,20 +24,26 @@ statements never share names; dunder names escape class-private mangling)::
         __es_part_N__ = None
         try:
             __es_part_N__ = __es_star_N__.match(T1)
-            if __es_part_N__ is not None:
-                e = __es_part_N__
-                try:
-                    H1
-                except __exceptstar__.BaseException as __es_raised_N__:
-                    __es_star_N__.raised(__es_raised_N__)
-                finally:
-                    e = None
-                    del e
-            ...
-            if __es_star_N__.finish():
-                raise
-        finally:
+        except __exceptstar__.BaseException:
             del __es_star_N__, __es_part_N__
+            __exceptstar__.hide_frames()
+            raise
+        if __es_part_N__ is not None:
+            e = __es_part_N__
+            try:
+                H1
+            except __exceptstar__.BaseException as __es_raised_N__:
+                __es_star_N__.raised(__es_raised_N__)
+            e = None
+            del e
+        ...                     (the same for every clause)
+        try:
+            __es_part_N__ = __es_star_N__.finish()
+        except ...:             (as above)
+        if __es_part_N__:
+            del __es_star_N__, __es_part_N__
+            raise
+        del __es_star_N__, __es_part_N__
     else:
         ELSE
     finally:
@@ -85,6 +91,28 @@ def note_method(obj: object) -> "Callable[[str], None]":
         if not isinstance(obj, BaseException):
             raise
     return add_note.__get__(obj)  # type: ignore[no-any-return]
+
+
+# Frames of this package: what the engine runs on the user's behalf, which
+# CPython runs in C, without frames.
+_OWN_FILES = __file__.rpartition("_transform")[0]
+
+
+def hide_frames() -> None:
+    """Drop exceptstar's frames from the traceback of the exception being handled.
+
+    Run by a transformed ``try`` on whatever leaves its ``except*`` clauses: a
+    TypeError for invalid types, or an error of a group's own ``split``, then
+    shows the user's frames only, as CPython's does.
+    """
+    tb = sys.exc_info()[2]
+    while tb is not None:
+        after = tb.tb_next
+        while after is not None and after.tb_frame.f_code.co_filename.startswith(_OWN_FILES):
+            after = after.tb_next
+        if after is not tb.tb_next:
+            tb.tb_next = after
+        tb = after
 
 
 builtins.__exceptstar__ = sys.modules[__name__]  # type: ignore[attr-defined]
@@ -648,13 +676,24 @@ class _Rewriter:
         ast = self.ast
         n = self.depth + 1
         caught, star, part, raised = (f"__es_{what}_{n}__" for what in ("caught", "star", "part", "raised"))
+
+        def release() -> "Any":
+            return ast.Delete([ast.Name(star, ast.Del()), ast.Name(part, ast.Del())])
+
+        def engine_call(method: str, args: "List[Any]") -> "Any":
+            # Only the engine's own calls are guarded, not the handler bodies:
+            # every try around a body costs one of CPython's 20 nested blocks.
+            call = ast.Call(ast.Attribute(_name(star), method, ast.Load()), args, [])
+            on_error = ast.ExceptHandler(_runtime("BaseException"), None, [
+                release(), ast.Expr(ast.Call(_runtime("hide_frames"), [], [])), ast.Raise(),
+            ])
+            return ast.Try([ast.Assign([_name(part, True)], call)], [on_error], [], [])
+
         clauses: List[Any] = []
         first = node.handlers[0]
         for index, handler in enumerate(node.handlers):
-            take = ast.Assign(
-                [_name(part, True)],
-                ast.Call(ast.Attribute(_name(star), "match", ast.Load()), [handler.type], []),
-            )
+            # Everything a handler raises is caught and recorded, so what follows
+            # its try always runs: no `finally` needed.
             record = ast.ExceptHandler(
                 _runtime("BaseException"), raised,
                 [ast.Expr(ast.Call(ast.Attribute(_name(star), "raised", ast.Load()), [_name(raised)], []))],
@@ -675,19 +714,22 @@ class _Rewriter:
                 # code reports no event, so the next clause's line would be lost.
                 after = node.handlers[index + 1] if index + 1 < len(node.handlers) else first
                 _place([record, *cleanup], after)
-            run.append(ast.Try(handler.body, [record], [], cleanup))
+            run.append(ast.Try(handler.body, [record], [], []))
+            run.extend(cleanup)
             matched = ast.If(ast.Compare(_name(part), [ast.IsNot()], [ast.Constant(None)]), run, [])
-            generated = [take, matched]
+            generated = [engine_call("match", [handler.type]), matched]
             _place(generated, handler)
             clauses.extend(generated)
-        finish = ast.If(ast.Call(ast.Attribute(_name(star), "finish", ast.Load()), [], []), [ast.Raise()], [])
+        finish = [
+            engine_call("finish", []),
+            ast.If(_name(part), [release(), ast.Raise()], []),
+            release(),
+        ]
         body: List[Any] = [
             ast.Assign([_name(star, True)], ast.Call(_runtime("Star"), [_name(caught)], [])),
             ast.Assign([_name(part, True)], ast.Constant(None)),
-            ast.Try(
-                [*clauses, finish], [], [],
-                [ast.Delete([ast.Name(star, ast.Del()), ast.Name(part, ast.Del())])],
-            ),
+            *clauses,
+            *finish,
         ]
         outer = ast.ExceptHandler(_runtime("BaseException"), caught, body)
         _place([outer], first)
