@@ -177,7 +177,11 @@ def _console() -> int:
 
         def __call__(self, source: str, filename: str, symbol: str, flags: int = 0,
                       **kwargs: object) -> "Any":
-            codeob = _transform.compile(source, filename, symbol, self.flags | flags, True)
+            flags |= self.flags
+            if kwargs.get("incomplete_input", True) is False:
+                # codeop's last attempt (3.13): compile as complete input.
+                flags &= ~(_DONT_IMPLY_DEDENT | _ALLOW_INCOMPLETE_INPUT)
+            codeob = _transform.compile(source, filename, symbol, flags, True)
             for feature in _future_features():
                 if codeob.co_flags & feature.compiler_flag:
                     self.flags |= feature.compiler_flag
@@ -201,6 +205,10 @@ def _console() -> int:
               "(exceptstar console: except* works on this interpreter)")
     console.interact(banner, exitmsg="")
     return 0
+
+
+_DONT_IMPLY_DEDENT = 0x200
+_ALLOW_INCOMPLETE_INPUT = 0x4000
 
 
 def _future_features() -> "List[Any]":
@@ -248,3 +256,5 @@ def check_file(path: str) -> "List[Any]":
         return [(error.order[0], error.msg) for error in _transform.all_errors(source, path)]
     except SyntaxError as error:
         return [(error.lineno or 0, f"{type(error).__name__}: {error.msg}")]
+    except (UnicodeDecodeError, LookupError) as error:  # bad coding cookie or bytes
+        return [(0, f"SyntaxError: {error}")]
