@@ -22,11 +22,24 @@ from typing import Any, Dict, List
 
 PRELUDE = '''
 import sys
+import exceptstar
 from exceptstar import BaseExceptionGroup, ExceptionGroup, add_note, catch
 from exceptstar._engine import Star
 
+import builtins
+
+# Every group class there may be here: exceptstar's, the built-ins, the backport's.
+GROUP_TYPES = (BaseExceptionGroup, getattr(builtins, "BaseExceptionGroup", BaseExceptionGroup))
+if FAMILY == "backport":
+    # The groups that anyio, Trio and pytest raise on 3.8-3.10 (the built-ins on 3.11+).
+    import exceptiongroup
+    BaseExceptionGroup = exceptiongroup.BaseExceptionGroup
+    ExceptionGroup = exceptiongroup.ExceptionGroup
+    GROUP_TYPES += (BaseExceptionGroup,)
+
 LOG = []
 OBJS = []
+TBS = []
 
 class MyBase(BaseException):
     pass
@@ -57,7 +70,7 @@ def label(x, depth=0):
     if depth > 6:
         return "..."
     d = {"t": type(x).__name__}
-    if isinstance(x, BaseExceptionGroup):
+    if isinstance(x, GROUP_TYPES):
         d["m"] = x.message
         d["a"] = type(x.args[1]).__name__
         d["x"] = [label(c, depth + 1) for c in x.exceptions]
@@ -74,21 +87,36 @@ def label(x, depth=0):
 def seen(i, e):
     LOG.append(["h", i, label(e), sys.exc_info()[1] is e])
     OBJS.append((e, "part%d" % i))
+    TBS.append(e.__traceback__)
 
-def run():
+def run_statement():
     tb = []
+    kept = []
     try:
         statement()
     except BaseException as r:
         result = label(r)
+        nodes = []
         t = r.__traceback__
         while t is not None:
             tb.append(t.tb_frame.f_code.co_name)
+            nodes.append(t)
             t = t.tb_next
+        # Which traceback objects seen by handlers are still, by identity, in what propagated.
+        kept = [any(t is n for n in nodes) for t in TBS]
     else:
         result = None
     LOG.append(["after", label(sys.exc_info()[1])])
-    return {"log": LOG, "result": result, "tb": tb}
+    return {"log": LOG, "result": result, "tb": tb, "kept_tb": kept}
+
+def run():
+    if not OUTER:
+        return run_statement()
+    try:
+        raise KeyError("outer")
+    except KeyError as outer:
+        OBJS.append((outer, "outer"))
+        return run_statement()
 '''
 
 LEAF_TYPES = ["ValueError", "TypeError", "OSError", "KeyError", "MyError", "MyBase"]
@@ -99,6 +127,9 @@ CLAUSE_TYPES = [
 GROUP_KINDS = ["BaseExceptionGroup", "MyEG", "PlainEG", "SplitEG"]
 BODY_META = ["plain", "cause", "context", "notes"]
 STEPS = ["exc_info", "note", "cause", "nested", "raise_caught"]
+# Clause types that fail at run time (the engine must raise what CPython raises).
+BAD_CLAUSE_TYPES = ["ExceptionGroup", "(ValueError, BaseExceptionGroup)", "int", "(KeyError, 42)",
+                    "undefined_name"]
 ENDS = ["pass", "reraise", "raise_e", "new", "new_base", "new_from_e", "new_from_none", "leaf",
         "new_group"]
 
@@ -109,6 +140,11 @@ def _expr(tree: Any) -> str:
     if tree[0] == "leaf":
         return f"{tree[1]}({tree[2]!r})"
     return f"{tree[1]}({tree[2]!r}, [{', '.join(_expr(c) for c in tree[3])}])"
+
+
+def _header(scn: Scenario, *, native: bool = False) -> str:
+    family = "ours" if native else scn.get("family", "ours")
+    return f"FAMILY = {family!r}\nOUTER = {bool(scn.get('outer'))!r}\n" + PRELUDE
 
 
 def _body(scn: Scenario) -> List[str]:
@@ -160,19 +196,28 @@ def _handler(i: int, clause: Dict[str, Any], indent: str) -> List[str]:
     return [indent + line for line in out]
 
 
-def render_native(scn: Scenario) -> str:
+def _statement(lines: List[str], is_async: bool) -> List[str]:
+    """Name the statement's function; with ``is_async`` it is a coroutine run by asyncio."""
+    if not is_async:
+        return [*lines, "statement = statement_body"]
+    return [*lines, "def statement():", "    import asyncio", "    asyncio.run(statement_body())"]
+
+
+def render_native(scn: Scenario, *, is_async: bool = False) -> str:
     """The scenario as a native ``try``/``except*`` statement (3.11+ syntax)."""
-    lines = [PRELUDE, *_body(scn), "def statement():", "    try:", "        body()"]
+    prefix = "async " if is_async else ""
+    lines = [_header(scn, native=True), *_body(scn), f"{prefix}def statement_body():", "    try:",
+             "        body()"]
     for i, clause in enumerate(scn["clauses"]):
         lines.append(f"    except* {clause['types']} as e:")
         lines += _handler(i, clause, " " * 8)
     lines += ["    finally:", "        LOG.append(['finally', label(sys.exc_info()[1])])"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(_statement(lines, is_async)) + "\n"
 
 
 def render_star(scn: Scenario) -> str:
     """The scenario as the source transformation renders ``except*``: the engine's ``Star``."""
-    lines = [PRELUDE, *_body(scn), "def statement():",
+    lines = [_header(scn), *_body(scn), "def statement_body():",
              "    try:",
              "        body()",
              "    except BaseException as __es_caught_1__:",
@@ -196,13 +241,13 @@ def render_star(scn: Scenario) -> str:
               "            del __es_star_1__, __es_part_1__",
               "    finally:",
               "        LOG.append(['finally', label(sys.exc_info()[1])])"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(_statement(lines, False)) + "\n"
 
 
 def render_catch(scn: Scenario, *, is_async: bool = False) -> str:
     """The same scenario with ``exceptstar.catch()``, one handler function per clause."""
     prefix = "async " if is_async else ""
-    lines = [PRELUDE, *_body(scn)]
+    lines = [_header(scn), *_body(scn)]
     for i, clause in enumerate(scn["clauses"]):
         lines.append(f"{prefix}def h{i}(e):")
         lines += _handler(i, clause, " " * 4)
@@ -210,11 +255,7 @@ def render_catch(scn: Scenario, *, is_async: bool = False) -> str:
     lines += [f"{prefix}def statement_body():", "    try:",
               f"        {prefix}with catch({{{mapping}}}):", "            body()",
               "    finally:", "        LOG.append(['finally', label(sys.exc_info()[1])])"]
-    if is_async:
-        lines += ["def statement():", "    import asyncio", "    asyncio.run(statement_body())"]
-    else:
-        lines += ["statement = statement_body"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(_statement(lines, is_async)) + "\n"
 
 
 # Hand-written scenarios: the cases the issue lists, each named.
@@ -290,6 +331,36 @@ HAND_WRITTEN: Dict[str, Dict[str, Any]] = {
     "base_members": {"body": BASE, "meta": "plain",
                      "clauses": [clause("ValueError", "new_base"), clause("MyBase", "reraise")]},
     "no_exception": {"body": None, "meta": "plain", "clauses": [clause("ValueError", "new")]},
+    "outer_reraise": {"body": FLAT, "meta": "plain", "outer": True,
+                      "clauses": [clause("ValueError", "reraise", "exc_info"), clause("OSError", "new")]},
+    "outer_naked": {"body": leaf("ValueError", "v"), "meta": "plain", "outer": True,
+                    "clauses": [clause("ValueError", "pass", "nested")]},
+    "backport_flat": {"body": FLAT, "meta": "notes", "family": "backport",
+                      "clauses": [clause("TypeError", "new"), clause("ValueError", "reraise")]},
+    "backport_nested": {"body": NESTED, "meta": "cause", "family": "backport",
+                        "clauses": [clause("ValueError", "reraise"), clause("TypeError")]},
+    "backport_deriving": {"body": DERIVING, "meta": "plain", "family": "backport",
+                          "clauses": [clause("TypeError", "reraise"), clause("KeyError", "new")]},
+    "backport_own_split": {"body": SPLITTING, "meta": "plain", "family": "backport",
+                           "clauses": [clause("ValueError", "reraise"), clause("TypeError")]},
+}
+
+# Clause types that are errors at run time: native except* and the engine only
+# (catch() checks its keys when it is created).
+HAND_WRITTEN_BAD_TYPES: Dict[str, Dict[str, Any]] = {
+    "group_type": {"body": FLAT, "meta": "plain", "clauses": [clause("ExceptionGroup")]},
+    "group_in_tuple": {"body": leaf("ValueError", "v"), "meta": "plain",
+                       "clauses": [clause("(ValueError, BaseExceptionGroup)")]},
+    "not_a_class": {"body": FLAT, "meta": "plain", "outer": True,
+                    "clauses": [clause("ValueError", "reraise"), clause("int")]},
+    "not_a_class_in_tuple": {"body": leaf("KeyError", "k"), "meta": "plain",
+                             "clauses": [clause("(KeyError, 42)")]},
+    "nothing_left": {"body": FLAT, "meta": "plain",
+                     "clauses": [clause("Exception", "pass"), clause("ExceptionGroup")]},
+    "name_error_after_handler": {"body": FLAT, "meta": "context",
+                                 "clauses": [clause("ValueError", "new"), clause("undefined_name")]},
+    "backport_group_type": {"body": FLAT, "meta": "plain", "family": "backport",
+                            "clauses": [clause("TypeError"), clause("ExceptionGroup")]},
 }
 
 

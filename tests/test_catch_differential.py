@@ -49,7 +49,7 @@ def without_tb(outcomes: List[Any]) -> List[Any]:
 
 def check(scenarios: List[Dict[str, Any]], is_async: bool = False) -> None:
     scenarios = [s for s in scenarios if not old_reraise_differs(s)]
-    expected = engine_oracle.run_native([render_native(s) for s in scenarios])
+    expected = engine_oracle.run_native([render_native(s, is_async=is_async) for s in scenarios])
     got = engine_oracle.run_here([render_catch(s, is_async=is_async) for s in scenarios])
     assert_same(scenarios, without_tb(got), without_tb(expected))
 
@@ -86,6 +86,6 @@ def test_generated_async(scenarios: List[Dict[str, Any]]) -> None:
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(SCENARIOS, min_size=5, max_size=10))
 def test_generated_pure_classes(scenarios: List[Dict[str, Any]]) -> None:
-    expected = engine_oracle.run_here([render_native(s) for s in scenarios])
+    expected = engine_oracle.run_native([render_native(s) for s in scenarios])
     got = engine_oracle.run_pure([render_catch(s) for s in scenarios])
     assert_same(scenarios, without_tb(got), without_tb(expected))

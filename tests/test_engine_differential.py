@@ -13,8 +13,8 @@ from typing import Any, Dict, List
 
 import engine_oracle
 import pytest
-from engine_scenarios import HAND_WRITTEN, render_native, render_star
-from engine_strategies import SCENARIOS
+from engine_scenarios import HAND_WRITTEN, HAND_WRITTEN_BAD_TYPES, render_native, render_star
+from engine_strategies import SCENARIOS_WITH_BAD_TYPES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,22 +32,30 @@ def check(scenarios: List[Dict[str, Any]], pure_child: bool = False) -> None:
     sources = [render_star(s) for s in scenarios]
     got = engine_oracle.run_pure(sources) if pure_child else engine_oracle.run_here(sources)
     for scn, g, e in zip(scenarios, got, expected):
+        if g["tb"][-1:] == ["match"] and (e["result"] or {}).get("t") == "TypeError":
+            # The one known difference: the TypeError for an invalid clause type is
+            # raised in Star.match, whose frame is then in its traceback.
+            assert g["tb"][:-1] == e["tb"]
+            g["tb"] = e["tb"]
         assert g == e, f"scenario {scn}:\n{render_star(scn)}"
 
 
-@pytest.mark.parametrize("name", sorted(HAND_WRITTEN))
+CASES = {**HAND_WRITTEN, **HAND_WRITTEN_BAD_TYPES}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_hand_written(name: str) -> None:
-    check([HAND_WRITTEN[name]])
+    check([CASES[name]])
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(SCENARIOS, min_size=1, max_size=8))
+@given(st.lists(SCENARIOS_WITH_BAD_TYPES, min_size=1, max_size=8))
 def test_generated(scenarios: List[Dict[str, Any]]) -> None:
     check(scenarios)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11) or PURE, reason="compares pure and native on one 3.11+")
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(SCENARIOS, min_size=5, max_size=10))
+@given(st.lists(SCENARIOS_WITH_BAD_TYPES, min_size=5, max_size=10))
 def test_generated_pure_classes(scenarios: List[Dict[str, Any]]) -> None:
     check(scenarios, pure_child=True)

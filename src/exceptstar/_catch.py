@@ -7,7 +7,7 @@ backport's) and split them the same way.  What they raise leaves their
 so no frame of exceptstar ends up in a traceback.
 """
 
-from ._engine import Star, check_types, group_classes, set_handled
+from ._engine import Star, group_classes, set_handled, types_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,8 +114,10 @@ class catch:
                 try:
                     types = tuple(key)
                 except TypeError:
-                    types = key  # type: ignore[assignment]  # check_types reports it with CPython's message
-            check_types(types)
+                    types = key  # type: ignore[assignment]  # types_error gives CPython's message
+            error = types_error(types)
+            if error is not None:
+                raise TypeError(error)
             if not callable(handler):
                 raise TypeError(f"'{type(handler).__name__}' object is not callable")
             entries.append((types, handler))

@@ -116,21 +116,26 @@ set_handled: "Callable[[BaseException], None]" = _first_set_handled
 
 # --- the clause check and match --------------------------------------------
 
-def check_types(types: object) -> None:
-    """CPython's _PyEval_CheckExceptStarTypeValid."""
+def types_error(types: object) -> "Optional[str]":
+    """CPython's _PyEval_CheckExceptStarTypeValid: the TypeError's message, or None if valid.
+
+    Callers raise it themselves, so that the traceback has one frame of ours
+    fewer.
+    """
     if isinstance(types, tuple):
         for item in types:
             if not (_real_issubclass(type, type(item)) and _real_issubclass(BaseException, item)):
-                raise TypeError(_CANNOT_CATCH)
+                return _CANNOT_CATCH
         groups = group_classes()
         for item in types:
             if issubclass(item, groups):
-                raise TypeError(_CANNOT_CATCH_GROUP)
-    else:
-        if not (_real_issubclass(type, type(types)) and _real_issubclass(BaseException, types)):  # type: ignore[arg-type]
-            raise TypeError(_CANNOT_CATCH)
-        if issubclass(types, group_classes()):  # type: ignore[arg-type]
-            raise TypeError(_CANNOT_CATCH_GROUP)
+                return _CANNOT_CATCH_GROUP
+        return None
+    if not (_real_issubclass(type, type(types)) and _real_issubclass(BaseException, types)):  # type: ignore[arg-type]
+        return _CANNOT_CATCH
+    if issubclass(types, group_classes()):  # type: ignore[arg-type]
+        return _CANNOT_CATCH_GROUP
+    return None
 
 
 def _given_matches(exc_type: type, types: object) -> bool:
@@ -181,7 +186,9 @@ class Star:
                 return None
             full = _real_issubclass(types, type(rest))
         else:
-            check_types(types)
+            error = types_error(types)
+            if error is not None:
+                raise TypeError(error)
             if rest is None:
                 return None
             full = _given_matches(type(rest), types)
