@@ -230,6 +230,21 @@ def test_import_is_lazy(tmp_path: Path) -> None:
     assert patched == "exceptstar._formatting"
 
 
+def test_formatter_imported_before_traceback(tmp_path: Path) -> None:
+    # The formatter's own import is what brings in traceback: still patched.
+    program = tmp_path / "order.py"
+    program.write_text(textwrap.dedent('''
+        import sys
+        import exceptstar
+        assert "traceback" not in sys.modules
+        exceptstar.format_exception
+        import traceback
+        print(traceback.TracebackException is exceptstar.TracebackException)
+    '''), encoding="utf-8")
+    proc = run(sys.executable, program)
+    assert proc.stdout == "True\n", proc.stderr
+
+
 def test_opt_out(tmp_path: Path) -> None:
     program = write_program(tmp_path, PROGRAMS["sys.excepthook"])
     proc = run(sys.executable, program, env={"EXCEPTSTAR_NO_PATCH": "1"})

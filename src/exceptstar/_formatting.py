@@ -577,3 +577,9 @@ else:
     def format_exc(limit: "Optional[int]" = None, chain: bool = True) -> str:
         """The text ``print_exc`` prints, as one string."""
         return "".join(format_exception(sys.exc_info()[1], limit=limit, chain=chain))
+
+    # When this module's own import brought in ``traceback`` (3.8-3.10), the
+    # patch of ``traceback.TracebackException`` waited for the class above.
+    _patches = sys.modules.get(__package__ + "._patches")
+    if _patches is not None:
+        _patches.formatter_ready()

@@ -136,7 +136,17 @@ def unraisablehook(unraisable: "Any") -> None:
 _ORIGINALS: "Dict[str, Any]" = {}
 
 
+_traceback_waiting: "Optional[ModuleType]" = None
+
+
 def _patch_traceback(module: "ModuleType") -> None:
+    global _traceback_waiting
+    formatting = sys.modules.get(__package__ + "._formatting")
+    if formatting is not None and not hasattr(formatting, "TracebackException"):
+        # traceback is being imported by _formatting itself, whose class does
+        # not exist yet: _formatting calls formatter_ready() once it does.
+        _traceback_waiting = module
+        return
     from . import _formatting
 
     _ORIGINALS["traceback.TracebackException"] = module.TracebackException
@@ -147,6 +157,14 @@ def _patch_traceback(module: "ModuleType") -> None:
 
 
 _OWN_METHODS: "Dict[str, Any]" = {}
+
+
+def formatter_ready() -> None:
+    """Called at the end of ``_formatting``: finish a patch that had to wait for it."""
+    global _traceback_waiting
+    module, _traceback_waiting = _traceback_waiting, None
+    if module is not None:
+        _patch_traceback(module)
 
 
 def _patch_backport(module: "ModuleType") -> None:
