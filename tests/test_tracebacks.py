@@ -241,3 +241,40 @@ def test_hooks_never_raise() -> None:
     assert "ExceptionGroup: hook (1 sub-exception)" in err
     assert "Error in sys.excepthook" not in err and "internal error" not in err
     assert err.count("Exception in thread worker:") == 2
+
+
+def test_api_call_forms() -> None:
+    """The old ``(type, value, tb)`` and the new ``(exc)`` forms, limit, chain, print_exc."""
+    text = same_as_cpython('''
+        import io
+        from exceptstar import (TracebackException, format_exc, format_exception_only,
+                                print_exc, print_exception)
+
+        def inner():
+            raise ExceptionGroup("eg", [raised(ValueError("v"))])
+
+        try:
+            try:
+                inner()
+            except ExceptionGroup as caught:
+                raise KeyError("outer") from caught
+        except KeyError as caught:
+            exc = caught
+            print_exc(limit=1, file=sys.stdout)
+            print(format_exc(chain=False), end="")
+        info = (type(exc), exc, exc.__traceback__)
+        assert format_exception(*info) == format_exception(exc)
+        print("".join(format_exception(*info, limit=1, chain=False)), end="")
+        stream = io.StringIO()
+        print_exception(exc, file=stream, chain=True)
+        assert stream.getvalue() == "".join(format_exception(exc))
+        print_exception(*info, limit=0, file=sys.stdout)
+        print("".join(format_exception_only(info[0], info[1])), end="")
+        print("".join(format_exception_only(exc.__cause__, show_group=True)), end="")
+        te = TracebackException.from_exception(exc, max_group_width=1, max_group_depth=1)
+        print("".join(te.format()), end="")
+        print("".join(te.__cause__.format_exception_only(show_group=True)), end="")
+        print(len(te.__cause__.exceptions), te.__cause__.exceptions[0].stack[0].name)
+        print(format_exception(None), format_exception_only(None))
+    ''')
+    assert "   ValueError: v\n" in text and "1 raised\n" in text
