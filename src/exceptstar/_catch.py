@@ -132,9 +132,10 @@ class catch:
         exc: "Optional[BaseException]",
         tb: "Optional[TracebackType]",
     ) -> bool:
-        if exc is None:
+        if exc is None or not self._handlers:
             return False
         star = Star(exc)
+        part = result = None
         for types, handler in self._handlers:
             part = star.match(types)
             if part is not None:
@@ -146,14 +147,19 @@ class catch:
                     if result is not None and _is_awaitable(result):
                         star.outcome()
                         set_handled(_not_sync(handler, part, result))
+                        part = result = exc = None
                         raise
         outcome = star.outcome()
+        # The handlers' frames point back to this one (f_back): no local may lead
+        # to what they raised, or the tracebacks would hold reference cycles.
+        part = result = None
         if outcome is None:
             return True
         if outcome is exc:
             # Untouched: the with statement re-raises it exactly as it was.
             return False
         set_handled(outcome)
+        outcome = exc = None
         raise
 
     async def __aenter__(self) -> None:
@@ -165,9 +171,10 @@ class catch:
         exc: "Optional[BaseException]",
         tb: "Optional[TracebackType]",
     ) -> bool:
-        if exc is None:
+        if exc is None or not self._handlers:
             return False
         star = Star(exc)
+        part = result = None
         for types, handler in self._handlers:
             part = star.match(types)
             if part is not None:
@@ -178,11 +185,13 @@ class catch:
                 except BaseException as raised:
                     star.raised(_strip(raised))
         outcome = star.outcome()
+        part = result = None
         if outcome is None:
             return True
         if outcome is exc:
             return False
         set_handled(outcome)
+        outcome = exc = None
         raise
 
 
