@@ -166,12 +166,13 @@ def test_check_reports_every_error_as_native(tmp_path: Path) -> None:
         "pkg/c.py": "def f():\n    try:\n        pass\n    except* A:\n        return 1\n",
         "pkg/ok.py": "try:\n    pass\nexcept* A:\n    pass\n",
         "d.py": "try:\n    pass\nexcept*:\n    pass\n",
+        "pkg/e.py": "try:\n    pass\nexcept* (A,\n         B), [C][0] as e:\n    pass\n",
     }
     for name, text in snippets.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text)
     expected = []
-    for name in ("a.py", "d.py", "pkg/b.py", "pkg/c.py"):
+    for name in ("a.py", "d.py", "pkg/b.py", "pkg/c.py", "pkg/e.py"):
         proc = python(native, "-c", f"compile(open({name!r}).read(), {name!r}, 'exec')", cwd=tmp_path)
         message = proc.stderr.strip().splitlines()[-1].split(": ", 1)[1]
         line = re.findall(r'line (\d+)', proc.stderr)[-1]

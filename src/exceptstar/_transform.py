@@ -242,7 +242,9 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
     text = source_text(source)
     if NATIVE_SYNTAX:
         tree = _builtin_compile(text, filename, mode, flags | _PyCF_ONLY_AST, True)
-        check_tree(tree, {}, filename, text)
+        if find_errors(tree, {}, text):
+            # The compiler's errors (break/continue/return): its own words and order.
+            _builtin_compile(text, filename, mode, flags, True)
         return tree  # type: ignore[no-any-return]
     scan = _Scan(text)
     try:
@@ -308,14 +310,16 @@ class _Scan:
         self.stars: Dict[_Key, _Key] = {}
         self.errors: List[_Error] = []
         edits: List[Tuple[int, int, str]] = []
-        significant = (tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE, tokenize.INDENT,
-                       tokenize.DEDENT)
+        skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+        tokens = []
         try:
-            tokens = [tok for tok in tokenize.generate_tokens(iter(self.lines).__next__)
-                      if tok.type not in significant or tok.type == tokenize.NEWLINE]
+            for tok in tokenize.generate_tokens(iter(self.lines).__next__):
+                if tok.type not in skipped:
+                    tokens.append(tok)
         except (tokenize.TokenError, SyntaxError):
-            # Left to the parser, which reports it in the interpreter's own words.
-            tokens = []
+            # The parser reports it, in the interpreter's own words; what was read
+            # so far still counts (incomplete input at an interactive prompt).
+            pass
         for index, tok in enumerate(tokens[:-1]):
             star = tokens[index + 1]
             if tok.type != tokenize.NAME or tok.string != "except" or star.string != "*":
@@ -325,12 +329,11 @@ class _Scan:
             edits.append((star.start[0], star.start[1], " "))
             self._check_types(tokens, index + 2, edits)
         self.errors.sort(key=lambda error: error.order)
-        lines = self.lines
+        lines = list(self.lines)
         for row, col, replacement in edits:
             line = lines[row - 1]
             lines[row - 1] = line[:col] + replacement + line[col + 1:]
         self.rewritten = "".join(lines)
-        self.lines = _lines(text)
 
     def restore_text(self, error: SyntaxError) -> None:
         """Quote the user's line, not its rewritten form, in a parser error."""
@@ -358,9 +361,9 @@ class _Scan:
         depth = 0
         commas = []
         for tok in tokens[start:]:
-            if tok.string in "([{" and tok.type == 54:  # tokenize.OP
+            if _bracket(tok) > 0:
                 depth += 1
-            elif tok.string in ")]}" and tok.type == 54:
+            elif _bracket(tok) < 0:
                 depth -= 1
             elif depth == 0 and tok.string == ",":
                 commas.append(tok)
@@ -388,14 +391,21 @@ def _lines(text: str) -> "List[str]":
     return io.StringIO(text, newline="").readlines()
 
 
+def _bracket(tok: "Any") -> int:
+    """1 for an opening bracket token, -1 for a closing one, else 0."""
+    import tokenize
+
+    if tok.type != tokenize.OP:
+        return 0
+    return 1 if tok.string in "([{" else -1 if tok.string in ")]}" else 0
+
+
 def _expression_start(tokens: "List[Any]", start: int) -> "_Key":
     """Where the AST puts the first type: inside the parentheses if it is just parenthesized."""
     while tokens[start].string == "(":
         depth = 0
         for index in range(start, len(tokens)):
-            text = tokens[index].string
-            depth += text in "([{" and tokens[index].type == 54
-            depth -= text in ")]}" and tokens[index].type == 54
+            depth += _bracket(tokens[index])
             if depth == 0:
                 break
         if tokens[index + 1].string not in (",", ":", "as"):
