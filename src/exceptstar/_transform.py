@@ -60,7 +60,7 @@ import builtins
 import sys
 
 from . import _types
-from ._engine import Star
+from ._engine import Star as Star  # what transformed code calls: __exceptstar__.Star
 from ._notes import add_note
 
 TYPE_CHECKING = False
@@ -80,7 +80,6 @@ __all__ = ["compile", "has_except_star"]
 BaseException = builtins.BaseException
 ExceptionGroup = _types.ExceptionGroup
 BaseExceptionGroup = _types.BaseExceptionGroup
-Star = Star
 
 
 def note_method(obj: object) -> "Callable[[str], None]":
