@@ -41,6 +41,20 @@ def _is_sequence(value: object) -> bool:
     return not isinstance(value, dict) and hasattr(type(value), "__getitem__")
 
 
+def _types_of(excs: "Sequence[BaseException]") -> "Set[type]":
+    """The set of the members' types.
+
+    Most groups hold one type (a thousand ValueErrors): counting the first
+    type's occurrences is a plain identity scan, far cheaper than hashing
+    every member's type into a set.
+    """
+    types = list(map(type, excs))
+    first = types[0]
+    if types.count(first) == len(types):
+        return {first}
+    return set(types)
+
+
 def _class_getitem(cls: type, item: object) -> object:
     return cls
 
@@ -76,7 +90,7 @@ class BaseExceptionGroup(BaseException):
         if not excs:
             raise ValueError("second argument (exceptions) must be a non-empty sequence")
 
-        member_types = set(map(type, excs))
+        member_types = _types_of(excs)
         nests_base_exceptions = False
         for member_type in member_types:
             if not _real_issubclass(BaseException, member_type):
@@ -285,7 +299,7 @@ def _build_valid(
 ) -> BaseExceptionGroup:
     """``BaseExceptionGroup(message, excs)`` for members already known to be valid."""
     if member_types is None:
-        member_types = set(map(type, excs))
+        member_types = _types_of(excs)
     cls = ExceptionGroup if all(_real_issubclass(Exception, t) for t in member_types) else BaseExceptionGroup
     group: BaseExceptionGroup = BaseException.__new__(cls, message, excs)
     group._message = message
