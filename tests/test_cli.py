@@ -193,3 +193,10 @@ def test_check_finds_several_errors_in_one_file(tmp_path: Path) -> None:
         "many.py:3: multiple exception types must be parenthesized",
         "many.py:9: 'break', 'continue' and 'return' cannot appear in an except* block",
     ]
+
+
+def test_run_missing_program_same_as_python(tmp_path: Path) -> None:
+    for args in (["./sub/../missing.py"], ["-m", "missing_module"]):
+        ours = exceptstar("run", *args, cwd=tmp_path)
+        plain = python(sys.executable, *args, cwd=tmp_path)
+        assert (ours.stderr, ours.returncode) == (plain.stderr, plain.returncode), args

@@ -79,7 +79,9 @@ def run(args: "List[str]") -> int:
         with open(path, "rb") as file:
             source = file.read()
     except OSError as error:
-        sys.stderr.write(f"{sys.executable}: can't open file {path!r}: [Errno {error.errno}] "
+        # 3.9+ name the file joined to the working directory, unnormalized.
+        shown = os.path.join(os.getcwd(), path) if sys.version_info >= (3, 9) else path
+        sys.stderr.write(f"{sys.executable}: can't open file {shown!r}: [Errno {error.errno}] "
                          f"{error.strerror}\n")
         return 2
     return _run_source(source, path, path)
