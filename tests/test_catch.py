@@ -14,7 +14,7 @@ import sys
 import traceback
 import warnings
 from types import TracebackType
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Callable, Iterator, List
 
 import oracle
 import pytest
@@ -95,9 +95,8 @@ def test_keys_as_the_backport_accepts_them() -> None:
 
 def test_empty_mapping_lets_everything_through() -> None:
     error = ValueError(1)
-    with pytest.raises(ValueError) as info:
-        with catch({}):
-            raise error
+    with pytest.raises(ValueError) as info, catch({}):
+        raise error
     assert info.value is error
 
 
@@ -114,9 +113,8 @@ def test_coroutine_handler_in_plain_with() -> None:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with pytest.raises(TypeError, match="async with") as info:
-            with catch({ValueError: handler}):
-                raise ValueError(1)
+        with pytest.raises(TypeError, match="async with") as info, catch({ValueError: handler}):
+            raise ValueError(1)
         gc.collect()
     assert [str(w.message) for w in caught] == []
     assert isinstance(info.value.__cause__, ExceptionGroup)
@@ -150,7 +148,7 @@ def drive(coroutine: Any) -> None:
         raise AssertionError("suspended")
 
 
-def walk(exc: Optional[BaseException], seen: Optional[set[int]] = None) -> Iterator[BaseException]:
+def walk(exc: BaseException | None, seen: set[int] | None = None) -> Iterator[BaseException]:
     """Every exception reachable from ``exc``: members, causes, contexts."""
     seen = set() if seen is None else seen
     if exc is None or id(exc) in seen:
@@ -166,7 +164,7 @@ def walk(exc: Optional[BaseException], seen: Optional[set[int]] = None) -> Itera
 def frames_of_ours(exc: BaseException) -> List[str]:
     found = []
     for each in walk(exc):
-        tb: Optional[TracebackType] = each.__traceback__
+        tb: TracebackType | None = each.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code.co_filename.startswith(SRC):
                 found.append(f"{tb.tb_frame.f_code.co_filename}:{tb.tb_frame.f_code.co_name}")
@@ -209,16 +207,15 @@ def test_reraise_keeps_the_original_traceback_objects() -> None:
     def body() -> None:
         raise ExceptionGroup("eg", [ValueError(1), TypeError(2)])
 
-    seen: List[Optional[TracebackType]] = []
+    seen: List[TracebackType | None] = []
 
     def handler(group: BaseException) -> None:
         seen.append(group.__traceback__)
         raise
 
-    with pytest.raises(ExceptionGroup) as info:
-        with catch({ValueError: handler}):
-            body()
-    tb: Optional[TracebackType] = info.value.__traceback__
+    with pytest.raises(ExceptionGroup) as info, catch({ValueError: handler}):
+        body()
+    tb: TracebackType | None = info.value.__traceback__
     nodes = []
     while tb is not None:
         nodes.append(tb)
@@ -235,11 +232,10 @@ def test_previous_exception_is_restored() -> None:
         raise KeyError("outer")
     except KeyError as outer:
         with catch({ValueError: handler}):
-            raise ExceptionGroup("eg", [ValueError(1)])
+            raise ExceptionGroup("eg", [ValueError(1)])  # noqa: B904 - the context is the point
         assert sys.exc_info()[1] is outer
-        with pytest.raises(ExceptionGroup):
-            with catch({ValueError: handler}):
-                raise ExceptionGroup("eg", [ValueError(1), TypeError(2)])
+        with pytest.raises(ExceptionGroup), catch({ValueError: handler}):
+            raise ExceptionGroup("eg", [ValueError(1), TypeError(2)])  # noqa: B904
         assert sys.exc_info()[1] is outer
     assert sys.exc_info() == (None, None, None)
 
@@ -282,7 +278,8 @@ def run_async(handler: Callable[[BaseException], Any], body: str) -> None:
 # (A handler doing ``raise group`` makes its own cycle: its frame holds ``group``,
 # whose traceback holds the frame, as with any function that raises its argument.)
 @pytest.mark.parametrize("runner, handler", [
-    (run_sync, ignore), (run_sync, reraise), (run_sync, raise_new), (run_sync, raise_from), (run_sync, set_cause), (run_async, async_raise_new), (run_async, reraise),
+    (run_sync, ignore), (run_sync, reraise), (run_sync, raise_new), (run_sync, raise_from),
+    (run_sync, set_cause), (run_async, async_raise_new), (run_async, reraise),
 ])
 @pytest.mark.parametrize("body", ["naked", "group", "whole"])
 def test_no_reference_cycles(runner: Callable[..., None], handler: Callable[[BaseException], Any],
