@@ -83,9 +83,9 @@ def test_keys_as_the_backport_accepts_them() -> None:
     seen: List[BaseException] = []
     for key in (ValueError, (ValueError, KeyError), frozenset([ValueError]), range(0)):
         if key == range(0):
-            with pytest.raises(ValueError):  # an empty iterable matches nothing
-                with catch({key: seen.append}):
-                    raise ValueError(1)
+            # An empty iterable matches nothing.
+            with pytest.raises(ValueError), catch({key: seen.append}):
+                raise ValueError(1)
             continue
         with catch({key: seen.append}):
             raise ValueError(1)
