@@ -284,6 +284,8 @@ def _patch_ipython(module: "ModuleType") -> None:
                     tb = tb.tb_next
                 text = _format(etype, value, tb)
                 self._showtraceback(etype, value, [text.rstrip("\n")])
+                if self.call_pdb:
+                    self.debugger(force=True)
                 return
         except Exception:
             pass
