@@ -67,10 +67,10 @@ def needs_us(exc: object) -> bool:
     return False
 
 
-def _format(exc_type: "Any", value: "Any", tb: "Any", chain: bool = True) -> str:
+def _format(exc_type: "Any", value: "Any", tb: "Any") -> str:
     from ._formatting import TracebackException
 
-    return "".join(TracebackException(exc_type, value, tb, compact=True).format(chain=chain))
+    return "".join(TracebackException(exc_type, value, tb, compact=True).format())
 
 
 # -- sys.excepthook ---------------------------------------------------------
@@ -133,8 +133,8 @@ def unraisablehook(unraisable: "Any") -> None:
 
 # -- module patches, applied right after the module is imported ------------
 
+# The hooks and methods replaced, for the fallbacks.
 _ORIGINALS: "Dict[str, Any]" = {}
-
 
 _traceback_waiting: "Optional[ModuleType]" = None
 
@@ -147,9 +147,10 @@ def _patch_traceback(module: "ModuleType") -> None:
         # not exist yet: _formatting calls formatter_ready() once it does.
         _traceback_waiting = module
         return
+    if getattr(module.TracebackException, "__module__", None) != "traceback":
+        return  # someone else's class: theirs to keep
     from . import _formatting
 
-    _ORIGINALS["traceback.TracebackException"] = module.TracebackException
     module.TracebackException = _formatting.TracebackException  # type: ignore[attr-defined]
     _OWN_METHODS.update(
         (name, vars(_formatting.TracebackException)[name])
