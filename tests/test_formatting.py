@@ -79,7 +79,12 @@ def attach(exc):
         pass
 
 
+NAMED = {}
+
+
 def build(spec):
+    if spec["kind"] == "ref":
+        return NAMED[spec["name"]]
     if spec["kind"] == "leaf":
         exc = LEAVES[spec["type"]](*spec["args"])
     else:
@@ -93,6 +98,8 @@ def build(spec):
     exc.__suppress_context__ = spec["suppress"]
     if spec["raised"]:
         attach(exc)
+    if "name" in spec:
+        NAMED[spec["name"]] = exc
     return exc
 
 
@@ -268,5 +275,35 @@ def test_the_spec_example_and_its_edges(program: Path) -> None:
         _case(chained_inside),
         _case(_group("no traceback", [_leaf(), _group("inner", [_leaf("KeyError", 1)])])),
         _case(_leaf("ValueError", "plain", raised=True, notes=["one", "two\nlines", ""])),
+    ]
+    compare(program, cases)
+
+
+def _ref(name: str) -> Dict[str, Any]:
+    return {"kind": "ref", "name": name}
+
+
+def test_shared_exceptions_are_printed_where_cpython_prints_them(program: Path) -> None:
+    """One exception in several places: CPython prints a cause or context once, at
+    the place its traversal meets it first, and members every time."""
+    shared = _leaf("KeyError", "shared", raised=True, name="shared")
+    group = _group("inner", [_leaf("TypeError", 0, raised=True)], raised=True, name="inner")
+    cases = [
+        _case(_group("outer", [
+            _leaf("ValueError", "first", raised=True, cause=shared),
+            _leaf("ValueError", "second", raised=True, context=_ref("shared")),
+            _ref("shared"),
+            group,
+            _ref("inner"),
+        ], raised=True, context=_ref("shared"))),
+        # The shared cause belongs to a member past the width, which is never shown.
+        _case(_group("narrow", [
+            _leaf("ValueError", "shown", raised=True, context=_leaf("OSError", 2, "x", name="x")),
+            _leaf("ValueError", "hidden", raised=True, cause=_ref("x")),
+        ], raised=True), width=1),
+        _case(_group("nested", [
+            _group("deep", [_leaf("ValueError", "v", cause=_leaf("KeyError", "k", name="k"))]),
+            _leaf("TypeError", "t", context=_ref("k")),
+        ]), depth=0),
     ]
     compare(program, cases)
