@@ -215,6 +215,15 @@ def render_native(scn: Scenario, *, is_async: bool = False) -> str:
     return "\n".join(_statement(lines, is_async)) + "\n"
 
 
+def render_suppress(scn: Scenario, args: str, *, native: bool) -> str:
+    """``with suppress(args): body()``: contextlib's (3.12+) when ``native``, else exceptstar's."""
+    source = "from contextlib import suppress as SUPPRESS" if native else "SUPPRESS = exceptstar.suppress"
+    lines = [_header(scn, native=native), source, *_body(scn), "def statement_body():",
+             "    try:", f"        with SUPPRESS({args}):", "            body()",
+             "    finally:", "        LOG.append(['finally', label(sys.exc_info()[1])])"]
+    return "\n".join(_statement(lines, False)) + "\n"
+
+
 def render_star(scn: Scenario) -> str:
     """The scenario as the source transformation renders ``except*``: the engine's ``Star``."""
     lines = [_header(scn), *_body(scn), "def statement_body():",
