@@ -248,3 +248,29 @@ def test_except_star_nested_in_handlers() -> None:
         pytest.skip("no CPython 3.11+ on this machine")
     programs = [_nested(levels) for levels in range(1, 7)]
     assert _run(sys.executable, programs, pure=sys.version_info >= (3, 11)) == _run(native, programs, pure=False)
+
+
+def test_except_star_look_alikes_in_strings_and_comments() -> None:
+    code = r"""
+import exceptstar
+src = "\n".join([
+    "def f():",
+    "    'Use except* ValueError: here.'",
+    "    s = 'except *TypeError'  # except* in a comment",
+    "    try:",
+    "        raise ValueError(1)",
+    "    except* ValueError as e:",
+    "        value = (f.__doc__, s, repr(e))",
+    "    return value",
+])
+ns = {}
+exec(exceptstar.compile(src, "<s>", "exec"), ns)
+print(ns["f"]())
+only_strings = "x = 'except* A'\n"
+print(exceptstar.compile(only_strings, "<s>", "exec").co_code == compile(only_strings, "<s>", "exec").co_code)
+"""
+    proc = run_python(sys.executable, code, pure=sys.version_info >= (3, 11))
+    assert proc.stdout.splitlines() == [
+        "('Use except* ValueError: here.', 'except *TypeError', \"ExceptionGroup('', (ValueError(1),))\")",
+        "True",
+    ], proc.stderr

@@ -245,6 +245,19 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
             # The compiler's errors (break/continue/return): its own words and order.
             _builtin_compile(text, filename, mode, flags, True)
         return tree  # type: ignore[no-any-return]
+    quick = _quick_scan(text)
+    if quick is not None:
+        rewritten, stars = quick
+        try:
+            tree = _builtin_compile(rewritten, filename, mode, flags | _PyCF_ONLY_AST, True)
+        except SyntaxError:
+            pass
+        else:
+            if _mark(tree, stars) == len(stars):  # else: in a string, or `except*:`
+                check_tree(tree, stars, filename, text, [], rewritten, mode)
+                return tree  # type: ignore[no-any-return]
+    # The tokenizer's view: slower, but exact when an `except*` look-alike sits
+    # in a string or a comment, and it finds the clauses the parser rejects.
     scan = _Scan(text)
     try:
         tree = _builtin_compile(scan.rewritten, filename, mode, flags | _PyCF_ONLY_AST, True)
@@ -254,9 +267,39 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
         scan.restore_text(error)
         raise
     _mark(tree, scan.stars)
-    parser_errors = list(scan.errors)
-    check_tree(tree, scan.stars, filename, text, parser_errors, scan.rewritten, mode)
+    check_tree(tree, scan.stars, filename, text, list(scan.errors), scan.rewritten, mode)
     return tree  # type: ignore[no-any-return]
+
+
+def _quick_scan(text: str) -> "Optional[Tuple[str, Dict[_Key, _Key]]]":
+    """Every ``except`` + ``*`` in the text taken as a clause: the source without the
+    stars and where they were, as ``_Scan`` gives them; None when one is certainly
+    not a clause as written (then only the tokenizer can tell).
+
+    The caller checks that the parsed tree has a handler at each place.
+    """
+    import re
+
+    lines = _lines(text)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    chars = list(text)
+    stars: Dict[_Key, _Key] = {}
+    row = 0
+    for match in re.finditer(r"(?<![\w.])except(?:[ \t\f]|\\\r?\n|\\\r)*\*", text):
+        begin, star = match.start(), match.end() - 1
+        while starts[row + 1] <= begin:
+            row += 1
+        star_row = row
+        while starts[star_row + 1] <= star:
+            star_row += 1
+        if star + 1 < len(text) and text[star + 1] in "*=":
+            return None  # `**` or `*=`: not a clause
+        col = begin - starts[row]
+        stars[(row + 1, len(lines[row][:col].encode("utf-8")))] = (star_row + 1, star - starts[star_row] + 1)
+        chars[star] = " "
+    return "".join(chars), stars
 
 
 class _Error:
@@ -413,14 +456,17 @@ def _expression_start(tokens: "List[Any]", start: int) -> "_Key":
     return tokens[start].start  # type: ignore[no-any-return]
 
 
-def _mark(tree: "ast.AST", stars: "Dict[_Key, _Key]") -> None:
+def _mark(tree: "ast.AST", stars: "Dict[_Key, _Key]") -> int:
+    """Mark the handlers found at ``stars`` as starred; how many of them name types."""
     import ast
 
-    if not stars:
-        return
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ExceptHandler) and (node.lineno, node.col_offset) in stars:
-            node.exceptstar_star = True  # type: ignore[attr-defined]
+    found = 0
+    if stars:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ExceptHandler) and (node.lineno, node.col_offset) in stars:
+                node.exceptstar_star = True  # type: ignore[attr-defined]
+                found += node.type is not None
+    return found
 
 
 def _is_star_try(node: "ast.AST") -> bool:
@@ -576,7 +622,6 @@ def transform(tree: "ast.AST") -> bool:
         return False
     rewriter = _Rewriter(_bound_group_names(tree))
     rewriter.visit(tree)
-    ast.fix_missing_locations(tree)
     return True
 
 
@@ -622,15 +667,20 @@ def _name(name: str, store: bool = False) -> "ast.Name":
     return ast.Name(name, ast.Store() if store else ast.Load())
 
 
-def _place(nodes: "List[Any]", where: "ast.AST") -> None:
-    """Give generated nodes (those without a position yet) the position of ``where``."""
+def _place(nodes: "List[Any]", where: "Any", exact: bool = False) -> None:
+    """Give generated nodes (those without a position yet) the position of ``where``.
+
+    For a clause (not ``exact``) that is its ``except`` keyword only: 3.12+
+    reports an attribute load at its node's *end* line, which for a whole
+    clause would be the last line of its handler.
+    """
     import ast
 
-    # One line only: 3.12+ reports an attribute load at its node's *end* line,
-    # which for a whole clause would be the last line of its handler.
-    lineno, col = where.lineno, where.col_offset  # type: ignore[attr-defined]
+    lineno, col = where.lineno, where.col_offset
     position = {"lineno": lineno, "col_offset": col, "end_lineno": lineno,
                 "end_col_offset": col + len("except")}
+    if exact:
+        position.update(end_lineno=where.end_lineno, end_col_offset=where.end_col_offset)
     todo = list(nodes)
     while todo:
         node = todo.pop()
@@ -660,11 +710,13 @@ class _Rewriter:
             return self._star_try(node)
         self._children(node)
         if isinstance(node, ast.Name) and node.id in self.group_names and isinstance(node.ctx, ast.Load):
-            return ast.copy_location(_runtime(node.id), node)
+            load = _runtime(node.id)
+            _place([load], node, exact=True)
+            return load
         if (self.rewrite_notes and isinstance(node, ast.Attribute) and node.attr == "add_note"
                 and isinstance(node.ctx, ast.Load)):
             call = ast.Call(_runtime("note_method"), [node.value], [])
-            _place([call], node)
+            _place([call], node, exact=True)
             return call
         return node
 
