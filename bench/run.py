@@ -1,6 +1,6 @@
 """Run the benchmarks on every CPython 3.8-3.13 found here and write ``bench/RESULTS.md``.
 
-    python3 bench/run.py [--quick] [--only 3.10] [--only 3.11] [--output FILE]
+    python3 bench/run.py [--quick] [--only 3.10] [--only 3.11] [--case groups] [--output FILE]
 
 For each interpreter: its own environment under ``.venvs/bench-pyXY`` (exceptstar
 installed editable from this checkout, plus the ``exceptiongroup`` backport),
@@ -208,16 +208,17 @@ class VersionResults(NamedTuple):
     cells: Dict[str, Dict[str, Result]]  # row key -> side -> result
     errors: List[str]
     profiles: Dict[str, str]
+    scripts: List[str]
 
 
-def bench_version(version: Version, exe: str, quick: bool, rounds: int, profile: bool
-                  ) -> VersionResults:
+def bench_version(version: Version, exe: str, quick: bool, rounds: int, profile: bool,
+                  scripts: List[str]) -> VersionResults:
     python = ensure_venv(version, exe)
     info = describe(python)
     # row key -> side -> the results of each process
     collected: Dict[str, Dict[str, List[Result]]] = {}
     errors: List[str] = []
-    for script in SCRIPTS:
+    for script in scripts:
         started = time.perf_counter()
         for round_index in range(rounds):
             # ABBA order, so that neither side always runs first after the other.
@@ -230,9 +231,9 @@ def bench_version(version: Version, exe: str, quick: bool, rounds: int, profile:
         log(f"  {version[0]}.{version[1]} {script}: {time.perf_counter() - started:.1f} s")
     cells = {key: {side: merge(results) for side, results in sides.items()}
              for key, sides in collected.items()}
-    results = VersionResults(version, info, cells, errors, {})
+    results = VersionResults(version, info, cells, errors, {}, scripts)
     if profile:
-        for row in rows_of(version):
+        for row in rows_of(results):
             verdict = judge(row, results)
             if verdict is not None and not verdict[1]:
                 log(f"  {version[0]}.{version[1]} profiling {row.key}")
@@ -254,8 +255,9 @@ def merge(results: List[Result]) -> Result:
     return merged
 
 
-def rows_of(version: Version) -> List[Row]:
-    return [row for row in ROWS if version >= row.min_version]
+def rows_of(results: VersionResults) -> List[Row]:
+    return [row for row in ROWS
+            if results.version >= row.min_version and row.script in results.scripts]
 
 
 # ---------------------------------------------------------------------------- report
@@ -368,7 +370,7 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
             f"{info.get('exceptiongroup', '?')}.\n")
         add("| case | exceptstar | peer | peer's figure | ratio | target | met? |")
         add("|---|---:|---|---:|---:|---|---|")
-        for row in rows_of(version):
+        for row in rows_of(results):
             sides = results.cells.get(row.key, {})
             goal = target(row.key, version)
             verdict = judge(row, results)
@@ -388,7 +390,7 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
         remarks = [f"- {reason}" for reason in sorted(
             {str(r["unavailable"]) for s in results.cells.values() for r in s.values()
              if "unavailable" in r})]
-        for row in rows_of(version):
+        for row in rows_of(results):
             notes = {side: str(r["note"]) for side, r in results.cells.get(row.key, {}).items()
                      if "note" in r}
             if notes:
@@ -463,6 +465,9 @@ def main() -> int:
                         help="processes per case and side, alternating (default 3, quick 1)")
     parser.add_argument("--only", action="append", metavar="3.X",
                         help="run only this interpreter (repeatable)")
+    parser.add_argument("--case", action="append", metavar="NAME",
+                        choices=[s[len("case_"):-len(".py")] for s in SCRIPTS],
+                        help="run only bench/case_NAME.py (repeatable)")
     parser.add_argument("--no-profile", action="store_true",
                         help="skip profiling the rows that miss their target")
     parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md")
@@ -480,7 +485,9 @@ def main() -> int:
     rounds = args.rounds or (1 if args.quick else 3)
     for version, exe in sorted(interpreters.items()):
         log(f"CPython {version[0]}.{version[1]}: {exe}")
-        all_results.append(bench_version(version, exe, args.quick, rounds, not args.no_profile))
+        scripts = [s for s in SCRIPTS if not args.case or s[len("case_"):-len(".py")] in args.case]
+        all_results.append(bench_version(version, exe, args.quick, rounds, not args.no_profile,
+                                         scripts))
     elapsed = time.perf_counter() - started
     write_report(args.output, all_results, args.quick, rounds, (load_before, os.getloadavg()[0]), elapsed)
     log(f"wrote {args.output} in {elapsed:.0f} s")
