@@ -58,7 +58,7 @@ def _nested_split_free(tree: Any, top: bool = True) -> Any:
     return ["group", kind, tree[2], [_nested_split_free(c, False) for c in tree[3]]]
 
 
-def _fit_family(scn: Any) -> Any:
+def fit_family(scn: Any) -> Any:
     if scn["family"] == "backport":
         scn["body"] = _nested_split_free(scn["body"])
     return scn
@@ -71,7 +71,7 @@ def scenarios(types: List[str]) -> Any:
         "clauses": clauses(types),
         "outer": st.booleans(),
         "family": st.sampled_from(["ours", "backport"]),
-    }).map(_fit_family)
+    }).map(fit_family)
 
 
 SCENARIOS = scenarios(CLAUSE_TYPES)

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Tuple
 import engine_oracle
 import pytest
 from engine_scenarios import render_suppress
-from engine_strategies import TREES
+from engine_strategies import TREES, fit_family
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +67,7 @@ CASES = st.tuples(
         "meta": st.sampled_from(["plain", "cause", "context", "notes"]),
         "outer": st.booleans(),
         "family": st.sampled_from(["ours", "backport"]),
-    }),
+    }).map(fit_family),
     st.sampled_from(ARGS),
 )
 

@@ -28,6 +28,19 @@ if TYPE_CHECKING:  # pragma: no cover
 _BaseExceptionGroup = _types.BaseExceptionGroup
 _real_issubclass = type.__subclasscheck__
 
+if _types.PURE:
+    from ._groups import _build_valid
+
+    def _wrap(exc: BaseException) -> BaseException:
+        """``BaseExceptionGroup('', (exc,))``, skipping the checks a caught exception passes."""
+        return _build_valid("", (exc,), {type(exc)})  # type: ignore[arg-type]
+
+else:  # pragma: no cover - the built-in constructor is already fast
+
+    def _wrap(exc: BaseException) -> BaseException:
+        return _BaseExceptionGroup("", (exc,))
+
+
 _CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
 _CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
 
@@ -194,7 +207,7 @@ class Star:
             full = _given_matches(type(rest), types)
         part: Optional[BaseException]
         if full:
-            part = rest if isinstance(rest, GROUPS) else _BaseExceptionGroup("", (rest,))
+            part = rest if isinstance(rest, GROUPS) else _wrap(rest)
             self._rest = None
         elif isinstance(rest, GROUPS):
             pair = rest.split(types)  # type: ignore[attr-defined]
