@@ -115,6 +115,10 @@ for case in json.loads(sys.stdin.read()):
     }
     if FORMAT_ONLY is not None:
         result["show_group"] = "".join(FORMAT_ONLY(exc, show_group=True))
+        # Each member's own TracebackException takes show_group too.
+        result["show_group"] += "".join(
+            line for member in (te.exceptions or ())
+            for line in member.format_exception_only(show_group=True))
     results.append(result)
 print(json.dumps(results))
 '''

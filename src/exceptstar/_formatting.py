@@ -122,6 +122,21 @@ elif sys.version_info >= (3, 11) and not _types.PURE:  # pragma: no cover - 3.11
     class TracebackException(_StdTracebackException):  # type: ignore[no-redef]
         __doc__ = _StdTracebackException.__doc__
 
+        def __init__(self, *args: "Any", **kwargs: "Any") -> None:
+            super().__init__(*args, **kwargs)
+            # The standard library builds causes, contexts and members as its
+            # own class; make them ours, so that they too take show_group.
+            pending = [self.__cause__, self.__context__, *(self.exceptions or ())]
+            seen = {id(self)}
+            while pending:
+                node = pending.pop()
+                if node is None or id(node) in seen:
+                    continue
+                seen.add(id(node))
+                if type(node) is _StdTracebackException:
+                    node.__class__ = type(self)
+                pending.extend((node.__cause__, node.__context__, *(node.exceptions or ())))
+
         def format_exception_only(  # type: ignore[override]
             self, *, show_group: bool = False, _depth: int = 0, **kwargs: "Any"
         ) -> "Iterator[str]":
