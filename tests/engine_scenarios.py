@@ -178,6 +178,9 @@ def _handler(i: int, clause: Dict[str, Any], indent: str) -> List[str]:
             out += ["try:", f"    raise KeyError('inner{i}')", "except KeyError as inner:",
                     f"    LOG.append(['inner', {i}, label(inner), label(sys.exc_info()[1].__context__)])",
                     f"LOG.append(['after_inner', {i}, label(sys.exc_info()[1])])"]
+        elif step == "yield":
+            # Only in generator statements (native except* and the engine, not catch()).
+            out.append(f"yield {i}")
         elif step == "raise_caught":
             out += ["try:", "    raise e", "except BaseException as again:",
                     f"    LOG.append(['caught', {i}, again is e])"]
@@ -196,8 +199,15 @@ def _handler(i: int, clause: Dict[str, Any], indent: str) -> List[str]:
     return [indent + line for line in out]
 
 
-def _statement(lines: List[str], is_async: bool) -> List[str]:
-    """Name the statement's function; with ``is_async`` it is a coroutine run by asyncio."""
+def _statement(lines: List[str], is_async: bool, generator: bool = False) -> List[str]:
+    """Name the statement's function; with ``is_async`` it is a coroutine run by asyncio.
+
+    A ``generator`` statement (handlers that yield) is driven by a loop that
+    logs, at each suspension, the exception handled outside the generator.
+    """
+    if generator:
+        return [*lines, "def statement():", "    for i in statement_body():",
+                "        LOG.append(['suspended', i, label(sys.exc_info()[1])])"]
     if not is_async:
         return [*lines, "statement = statement_body"]
     return [*lines, "def statement():", "    import asyncio", "    asyncio.run(statement_body())"]
@@ -212,7 +222,11 @@ def render_native(scn: Scenario, *, is_async: bool = False) -> str:
         lines.append(f"    except* {clause['types']} as e:")
         lines += _handler(i, clause, " " * 8)
     lines += ["    finally:", "        LOG.append(['finally', label(sys.exc_info()[1])])"]
-    return "\n".join(_statement(lines, is_async)) + "\n"
+    return "\n".join(_statement(lines, is_async, _yields(scn))) + "\n"
+
+
+def _yields(scn: Scenario) -> bool:
+    return any("yield" in c["steps"] for c in scn["clauses"])
 
 
 def render_suppress(scn: Scenario, args: str, *, native: bool) -> str:
@@ -250,7 +264,7 @@ def render_star(scn: Scenario) -> str:
               "            del __es_star_1__, __es_part_1__",
               "    finally:",
               "        LOG.append(['finally', label(sys.exc_info()[1])])"]
-    return "\n".join(_statement(lines, False)) + "\n"
+    return "\n".join(_statement(lines, False, _yields(scn))) + "\n"
 
 
 def render_catch(scn: Scenario, *, is_async: bool = False) -> str:
@@ -370,6 +384,18 @@ HAND_WRITTEN_BAD_TYPES: Dict[str, Dict[str, Any]] = {
                                  "clauses": [clause("ValueError", "new"), clause("undefined_name")]},
     "backport_group_type": {"body": FLAT, "meta": "plain", "family": "backport",
                             "clauses": [clause("TypeError"), clause("ExceptionGroup")]},
+}
+
+# Handlers that yield: the statement runs in a generator (native except* and the engine only).
+HAND_WRITTEN_GENERATORS: Dict[str, Dict[str, Any]] = {
+    "yield_then_reraise": {"body": FLAT, "meta": "plain", "outer": True,
+                           "clauses": [clause("ValueError", "reraise", "yield", "exc_info"),
+                                       clause("TypeError", "new", "exc_info", "yield")]},
+    "yield_naked": {"body": leaf("ValueError", "v"), "meta": "context",
+                    "clauses": [clause("ValueError", "pass", "yield", "nested")]},
+    "yield_nested_try": {"body": NESTED, "meta": "notes",
+                         "clauses": [clause("TypeError", "reraise", "nested", "yield"),
+                                     clause("OSError", "raise_e", "yield")]},
 }
 
 

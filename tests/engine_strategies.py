@@ -38,11 +38,11 @@ TREES = st.recursive(
 )
 
 
-def clauses(types: List[str]) -> Any:
+def clauses(types: List[str], steps: List[str]) -> Any:
     return st.lists(
         st.fixed_dictionaries({
             "types": st.sampled_from(types),
-            "steps": st.lists(st.sampled_from(STEPS), max_size=2),
+            "steps": st.lists(st.sampled_from(steps), max_size=2),
             "end": st.sampled_from(ENDS),
         }),
         min_size=1, max_size=3, unique_by=lambda c: c["types"],
@@ -64,16 +64,17 @@ def fit_family(scn: Any) -> Any:
     return scn
 
 
-def scenarios(types: List[str]) -> Any:
+def scenarios(types: List[str], steps: List[str] = STEPS) -> Any:
     return st.fixed_dictionaries({
         "body": st.one_of(st.none(), TREES),
         "meta": st.sampled_from(BODY_META),
-        "clauses": clauses(types),
+        "clauses": clauses(types, steps),
         "outer": st.booleans(),
         "family": st.sampled_from(["ours", "backport"]),
     }).map(fit_family)
 
 
 SCENARIOS = scenarios(CLAUSE_TYPES)
-# Also with clause types that are errors at run time: for except* and the engine, not catch().
-SCENARIOS_WITH_BAD_TYPES = scenarios(CLAUSE_TYPES + BAD_CLAUSE_TYPES)
+# For except* and the engine, not catch(): also clause types that are errors at
+# run time, and handlers that yield (the statement then runs in a generator).
+SCENARIOS_FOR_ENGINE = scenarios(CLAUSE_TYPES + BAD_CLAUSE_TYPES, [*STEPS, "yield"])

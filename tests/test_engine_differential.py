@@ -13,8 +13,14 @@ from typing import Any, Dict, List
 
 import engine_oracle
 import pytest
-from engine_scenarios import HAND_WRITTEN, HAND_WRITTEN_BAD_TYPES, render_native, render_star
-from engine_strategies import SCENARIOS_WITH_BAD_TYPES
+from engine_scenarios import (
+    HAND_WRITTEN,
+    HAND_WRITTEN_BAD_TYPES,
+    HAND_WRITTEN_GENERATORS,
+    render_native,
+    render_star,
+)
+from engine_strategies import SCENARIOS_FOR_ENGINE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,7 +46,7 @@ def check(scenarios: List[Dict[str, Any]], pure_child: bool = False) -> None:
         assert g == e, f"scenario {scn}:\n{render_star(scn)}"
 
 
-CASES = {**HAND_WRITTEN, **HAND_WRITTEN_BAD_TYPES}
+CASES = {**HAND_WRITTEN, **HAND_WRITTEN_BAD_TYPES, **HAND_WRITTEN_GENERATORS}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -49,13 +55,13 @@ def test_hand_written(name: str) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(SCENARIOS_WITH_BAD_TYPES, min_size=1, max_size=8))
+@given(st.lists(SCENARIOS_FOR_ENGINE, min_size=1, max_size=8))
 def test_generated(scenarios: List[Dict[str, Any]]) -> None:
     check(scenarios)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11) or PURE, reason="compares pure and native on one 3.11+")
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(SCENARIOS_WITH_BAD_TYPES, min_size=5, max_size=10))
+@given(st.lists(SCENARIOS_FOR_ENGINE, min_size=5, max_size=10))
 def test_generated_pure_classes(scenarios: List[Dict[str, Any]]) -> None:
     check(scenarios, pure_child=True)

@@ -112,7 +112,10 @@ def _bind_set_handled() -> "Callable[[BaseException], None]":
     set_exc_info = bind("PyErr_SetExcInfo", (ctypes.c_void_p,) * 3, None)
 
     def set_handled(exc: BaseException) -> None:
-        set_exc_info(new_type_ref(exc), new_ref(exc), new_tb_ref(exc))
+        if exc.__traceback__ is None:  # a new group: NULL needs no reference, nor a call
+            set_exc_info(new_type_ref(exc), new_ref(exc), None)
+        else:
+            set_exc_info(new_type_ref(exc), new_ref(exc), new_tb_ref(exc))
 
     return set_handled
 
@@ -255,7 +258,12 @@ class Star:
         The caller then runs a bare ``raise``, which re-raises it exactly (no
         traceback entry, no ``__context__``), as CPython's ``RERAISE`` does.
         """
-        result = self.outcome()
+        if self._raised is None and not isinstance(self._orig, GROUPS):
+            # A naked exception that no handler raised from: it propagates if unmatched.
+            result = self._rest
+            self._orig = self._rest = None
+        else:
+            result = self.outcome()
         if result is None:
             return False
         set_handled(result)
