@@ -7,7 +7,8 @@ backport's) and split them the same way.  What they raise leaves their
 so no frame of exceptstar ends up in a traceback.
 """
 
-from ._engine import Star, group_classes, set_handled, types_error
+from . import _engine
+from ._engine import Star, group_classes, types_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,7 +147,7 @@ class catch:
                 else:
                     if result is not None and _is_awaitable(result):
                         star.outcome()
-                        set_handled(_not_sync(handler, part, result))
+                        _engine.set_handled(_not_sync(handler, part, result))
                         part = result = exc = None
                         raise
         outcome = star.outcome()
@@ -158,7 +159,7 @@ class catch:
         if outcome is exc:
             # Untouched: the with statement re-raises it exactly as it was.
             return False
-        set_handled(outcome)
+        _engine.set_handled(outcome)
         outcome = exc = None
         raise
 
@@ -190,7 +191,7 @@ class catch:
             return True
         if outcome is exc:
             return False
-        set_handled(outcome)
+        _engine.set_handled(outcome)
         outcome = exc = None
         raise
 
@@ -230,7 +231,7 @@ class suppress:
             if rest is None:
                 return True
             _chain(rest, exc)  # type: ignore[arg-type]
-            set_handled(rest)
+            _engine.set_handled(rest)
             raise
         return False
 

@@ -126,7 +126,8 @@ def _first_set_handled(exc: BaseException) -> None:
     set_handled(exc)
 
 
-# Make ``exc`` the exception of the ``except`` block that is running (bound on first use).
+# Make ``exc`` the exception of the ``except`` block that is running.  Bound on
+# first use, so other modules must look it up here each time (_engine.set_handled).
 set_handled: "Callable[[BaseException], None]" = _first_set_handled
 
 
