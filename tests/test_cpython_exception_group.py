@@ -74,6 +74,11 @@ print(json.dumps({{"pure": exceptstar.PURE, "results": out}}))
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the in-process run above covers 3.8-3.10")
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "native"])
 def test_cpython_suite_on_3_11_plus(pure: bool) -> None:
+    test_dir = oracle.cpython_test_dir()
+    if not pure and (test_dir is None or not str(test_dir).startswith(sys.base_prefix)):
+        # The built-ins of an older 3.11/3.12 differ from the newest test file's
+        # (e.g. 3.13's predicate rule); the native check is of the harness itself.
+        pytest.skip("the native run checks the harness with the interpreter the tests come from")
     proc = oracle.run_python(sys.executable, RUN_ALL.format(tests=str(oracle.ROOT / "tests")), pure=pure)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.splitlines()[-1])
