@@ -1,0 +1,205 @@
+"""The engine's own promises, beyond matching native ``except*`` (test_engine_differential).
+
+Written in the shape transformed code has: no reference cycles are left
+behind, a finished ``Star`` holds nothing, the handled exception is per thread
+and per generator, the reference counts the C calls touch stay balanced, and
+groups of every family (exceptstar's, built-in, backport) are recognised.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+from typing import Any, Callable, List
+
+import pytest
+
+from exceptstar import BaseExceptionGroup, ExceptionGroup, _engine
+from exceptstar._engine import Star
+
+
+def statement(body: Callable[[], None], end: str, log: List[Any] | None = None) -> None:
+    """``try: body() / except* ValueError as e: <end> / except* TypeError: pass``, as transformed."""
+    try:
+        body()
+    except BaseException as __es_caught_1__:
+        __es_star_1__ = Star(__es_caught_1__)
+        __es_part_1__ = None
+        try:
+            __es_part_1__ = __es_star_1__.match(ValueError)
+            if __es_part_1__ is not None:
+                e = __es_part_1__
+                try:
+                    if log is not None:
+                        log.append(sys.exc_info()[1] is e)
+                    if end == "reraise":
+                        raise
+                    if end == "new":
+                        raise KeyError("new")
+                    if end == "from":
+                        raise KeyError("new") from e
+                except BaseException as __es_raised_1__:
+                    __es_star_1__.raised(__es_raised_1__)
+                finally:
+                    e = None
+                    del e
+            __es_part_1__ = __es_star_1__.match(TypeError)
+            if __es_star_1__.finish():
+                raise
+        finally:
+            del __es_star_1__, __es_part_1__
+
+
+def naked() -> None:
+    raise ValueError(1)
+
+
+def flat() -> None:
+    raise ExceptionGroup("eg", [ValueError(1), TypeError(2), OSError(3)])
+
+
+def nested() -> None:
+    raise ExceptionGroup("eg", [ValueError(1), ExceptionGroup("in", [ValueError(2), OSError(3)])])
+
+
+@pytest.mark.parametrize("end", ["pass", "reraise", "new", "from"])
+@pytest.mark.parametrize("body", [naked, flat, nested])
+def test_no_reference_cycles(body: Callable[[], None], end: str) -> None:
+    def once() -> None:
+        try:
+            statement(body, end)
+        except BaseException:
+            pass
+
+    once()
+    gc.collect()
+    gc.disable()
+    try:
+        once()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_finished_star_holds_nothing() -> None:
+    try:
+        flat()
+    except BaseException as caught:
+        star = Star(caught)
+        part = star.match(ValueError)
+        assert part is not None
+        star.raised(KeyError("new"))
+        star.match(TypeError)
+        assert star.finish() is True
+        assert (star._orig, star._rest, star._raised) == (None, None, None)
+        result = sys.exc_info()[1]
+    assert isinstance(result, BaseExceptionGroup)
+    assert repr(result) == "ExceptionGroup('', [KeyError('new'), ExceptionGroup('eg', [OSError(3)])])"
+
+
+def test_match_after_everything_matched_still_checks_types() -> None:
+    try:
+        naked()
+    except BaseException as caught:
+        star = Star(caught)
+        assert star.match(ValueError) is not None
+        assert star.match(TypeError) is None
+        with pytest.raises(TypeError, match="catching ExceptionGroup"):
+            star.match(ExceptionGroup)
+        assert star.finish() is False
+
+
+def test_reference_counts_stay_balanced() -> None:
+    group = ExceptionGroup("eg", [ValueError(1), TypeError(2)])
+
+    def body() -> None:
+        raise group
+
+    def once() -> None:
+        try:
+            statement(body, "reraise")
+        except BaseException:
+            pass
+        group.__traceback__ = None
+
+    once()
+    counts = (sys.getrefcount(group), sys.getrefcount(ExceptionGroup), sys.getrefcount(ValueError))
+    for _ in range(300):
+        once()
+    assert (sys.getrefcount(group), sys.getrefcount(ExceptionGroup), sys.getrefcount(ValueError)) == counts
+
+
+def test_handled_exception_is_per_thread() -> None:
+    results: List[bool] = []
+    barrier = threading.Barrier(4)
+
+    def worker() -> None:
+        log: List[Any] = []
+        barrier.wait()
+        for _ in range(200):
+            try:
+                statement(nested, "pass", log)
+            except BaseException:
+                pass
+        results.append(all(log) and len(log) == 200 and sys.exc_info() == (None, None, None))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [True] * 4
+
+
+def test_generator_state_does_not_leak() -> None:
+    def gen() -> Any:
+        try:
+            flat()
+        except BaseException as caught:
+            star = Star(caught)
+            part = star.match(ValueError)
+            yield sys.exc_info()[1] is part
+            yield sys.exc_info()[1] is part
+            star.match((TypeError, OSError))
+            assert star.finish() is False
+
+    g = gen()
+    try:
+        raise KeyError("outside")
+    except KeyError as outside:
+        assert next(g) is True
+        assert sys.exc_info()[1] is outside
+    assert sys.exc_info() == (None, None, None)
+    assert next(g) is True
+    with pytest.raises(StopIteration):
+        next(g)
+
+
+def test_backport_groups_are_groups() -> None:
+    exceptiongroup = pytest.importorskip("exceptiongroup")
+    assert exceptiongroup.BaseExceptionGroup in _engine.group_classes()
+
+    def body() -> None:
+        raise exceptiongroup.ExceptionGroup("bp", [ValueError(1), OSError(2)])
+
+    with pytest.raises(BaseException) as info:
+        statement(body, "new")
+    result = info.value
+    assert isinstance(result, BaseExceptionGroup) and result.message == ""
+    assert repr(result.exceptions[0]) == "KeyError('new')"
+    rest = result.exceptions[1]
+    assert type(rest) is exceptiongroup.ExceptionGroup  # rebuilt with the backport's own derive
+    assert repr(rest.exceptions) == "(OSError(2),)"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="built-in groups exist on 3.11+")
+def test_builtin_groups_are_groups_whatever_the_classes() -> None:
+    import builtins
+
+    def body() -> None:
+        raise builtins.ExceptionGroup("native", [ValueError(1), TypeError(2)])
+
+    log: List[Any] = []
+    statement(body, "pass", log)
+    assert log == [True]
