@@ -87,7 +87,8 @@ class catch:
     is merged back into the original group's structure; ``raise part`` or any
     other exception is new.  What propagates is what ``except*`` would
     propagate: new exceptions first, then what was re-raised or left
-    unmatched.
+    unmatched.  Afterwards the exception handled before the ``with``
+    statement is the handled one again.
 
     ``async with`` awaits handlers that are coroutine functions (or that
     return awaitables); the plain ``with`` form refuses them with a TypeError.
