@@ -33,7 +33,7 @@ if _types.PURE:
 
     def _wrap(exc: BaseException) -> BaseException:
         """``BaseExceptionGroup('', (exc,))``, skipping the checks a caught exception passes."""
-        return _build_valid("", (exc,), {type(exc)})  # type: ignore[arg-type]
+        return _build_valid("", (exc,), {type(exc)})
 
 else:  # pragma: no cover - the built-in constructor is already fast
 

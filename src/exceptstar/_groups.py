@@ -295,13 +295,17 @@ def _subset(
 
 
 def _build_valid(
-    message: str, excs: "List[BaseException]", member_types: "Optional[Set[type]]"
+    message: str, excs: "Sequence[BaseException]", member_types: "Optional[Set[type]]"
 ) -> BaseExceptionGroup:
     """``BaseExceptionGroup(message, excs)`` for members already known to be valid."""
     if member_types is None:
         member_types = _types_of(excs)
-    cls = ExceptionGroup if all(_real_issubclass(Exception, t) for t in member_types) else BaseExceptionGroup
-    group: BaseExceptionGroup = BaseException.__new__(cls, message, excs)
+    cls: Type[BaseExceptionGroup] = ExceptionGroup
+    for member_type in member_types:  # a loop: no generator to create on this hot path
+        if not _real_issubclass(Exception, member_type):
+            cls = BaseExceptionGroup
+            break
+    group = BaseException.__new__(cls, message, excs)
     group._message = message
     group._exceptions = tuple(excs)
     group._member_types = member_types
