@@ -90,3 +90,19 @@ def test_plugin_can_be_disabled(project: Path) -> None:
         assert not any(".exceptstar-" in name for name in os.listdir(project / "__pycache__"))
     else:
         assert "SyntaxError" in proc.stdout + proc.stderr
+
+
+def test_failure_reports_show_the_members_of_pure_groups(tmp_path: Path) -> None:
+    (tmp_path / "test_group.py").write_text(textwrap.dedent("""\
+        import exceptstar
+
+        def test_group():
+            eg = exceptstar.ExceptionGroup("eg", [ValueError("first"), TypeError("second")])
+            exceptstar.add_note(eg, "a note")
+            raise eg
+        """))
+    out = _pytest(tmp_path).stdout
+    assert "1 failed" in out, out
+    for line in ("| ExceptionGroup: eg (2 sub-exceptions)", "| a note", "+-+---------------- 1 ----------------",
+                 "| ValueError: first", "+---------------- 2 ----------------", "| TypeError: second"):
+        assert line in out, out

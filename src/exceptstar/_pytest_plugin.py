@@ -21,7 +21,7 @@ import ast
 import os
 import types
 
-from . import _hook, _transform
+from . import _hook, _transform, _types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -110,7 +110,33 @@ def _patch_assertion_rewriting() -> None:
     rewrite._write_pyc = _write_pyc
 
 
+def _report_pure_groups() -> None:
+    """Make pytest's failure reports show the members of exceptstar's pure groups.
+
+    pytest prints a group member by member only when it is an instance of the
+    one class it knows (the backport's before 3.11, the built-in after), with
+    the ``TracebackException`` it imported before exceptstar was loaded.  It
+    looks both names up in its module at call time, so a tuple that adds our
+    class serves its isinstance checks and ``except`` clauses, and our
+    ``TracebackException`` (which knows every kind of group) formats them.
+    """
+    import builtins
+    import importlib
+
+    from . import _formatting
+
+    code: Any = importlib.import_module("_pytest._code.code")
+    # Before 3.11 pytest imports the backport's class; from 3.11 on the name is the built-in.
+    known = getattr(code, "BaseExceptionGroup", None) or getattr(builtins, "BaseExceptionGroup", None)
+    if isinstance(known, type) and not issubclass(_types.BaseExceptionGroup, known):
+        code.BaseExceptionGroup = (known, _types.BaseExceptionGroup)
+        if hasattr(code, "TracebackException"):
+            code.TracebackException = _formatting.TracebackException
+
+
 def pytest_load_initial_conftests(early_config: "Any", parser: "Any", args: "Any") -> None:
+    if _types.PURE:
+        _report_pure_groups()
     if not _transform.ACTIVE:
         return
     _patch_assertion_rewriting()
