@@ -379,7 +379,8 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
             elif verdict[1]:
                 met = "yes"
             else:
-                met = f"**no** ({verdict[0]:.2f}x the limit)"
+                precision = 2 if verdict[0] >= 1.005 else 3
+                met = f"**no** ({verdict[0]:.{precision}f}x the limit)"
                 missed.append((results, row, verdict[0]))
             add(f"| {row.label} | {cell(sides.get('exceptstar'))} | "
                 f"{peer_label(row.peer, version, info.get('exceptiongroup', '?'))} | "
