@@ -123,13 +123,16 @@ def main() -> int:
     lint_version = max(interpreters)
 
     VENVS.mkdir(exist_ok=True)
+    # Every environment first: some tests run the newest one as their reference.
+    pythons = {version: ensure_venv(version, interpreters[version], version == lint_version)
+               for version in sorted(interpreters)}
     total_passed = total_failed = 0
     failures = []
     for version in selected:
         name = f"{version[0]}.{version[1]}"
         lint = version == lint_version
         start = time.monotonic()
-        python = ensure_venv(version, interpreters[version], lint)
+        python = pythons[version]
         log = VENVS / f"pytest-{name}.log"
         counts = run_pytest(python, lint, extra, log)
         failed = counts["failed"] + counts["errors"]
