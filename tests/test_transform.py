@@ -258,7 +258,7 @@ def test_nesting_past_the_limit_is_a_syntax_error_not_a_crash() -> None:
     code = (
         "import exceptstar, sys\n"
         "try:\n"
-        f"    exceptstar.compile(sys.argv[1], 'deep.py', 'exec')\n"
+        "    exceptstar.compile(sys.argv[1], 'deep.py', 'exec')\n"
         "except SyntaxError as e:\n"
         "    print(e.msg)\n"
     )
