@@ -291,3 +291,46 @@ print(exceptstar.compile(only_strings, "<s>", "exec").co_code == compile(only_st
         "('Use except* ValueError: here.', 'except *TypeError', \"ExceptionGroup('', (ValueError(1),))\")",
         "True",
     ], proc.stderr
+
+
+GROUP_NAMES_SCOPING = r'''
+import sys
+if sys.version_info < (3, 11) or "--pure" in sys.argv:
+    from exceptstar import compile
+SOURCE = """\
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from builtins import ExceptionGroup
+def make(ExceptionGroup=None):
+    return ExceptionGroup
+def nested():
+    BaseExceptionGroup = "a local"
+    return BaseExceptionGroup
+class C:
+    def m(self):
+        try:
+            raise BaseExceptionGroup("b", [KeyError(1)])
+        except* KeyError as e:
+            r = type(e).__name__
+        return r
+try:
+    raise ExceptionGroup("eg", [ValueError(1)])
+except* ValueError as e:
+    print("handled", repr(e), make(5), nested(), C().m())
+"""
+namespace = {}
+exec(compile(SOURCE, "<prog>", "exec"), namespace)
+'''
+
+
+def test_group_names_follow_pythons_scoping() -> None:
+    # Parameters, locals and bindings that never run keep their meaning; every
+    # other use sees the group classes, as 3.11's builtins.
+    native = native_python()
+    if native is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    expected = run_python(native, GROUP_NAMES_SCOPING)
+    actual = run_python(sys.executable, GROUP_NAMES_SCOPING, pure=sys.version_info >= (3, 11),
+                        args=("--pure",) if sys.version_info >= (3, 11) else ())
+    assert expected.stdout == "handled ExceptionGroup('eg', [ValueError(1)]) 5 a local ExceptionGroup\n"
+    assert actual.stdout == expected.stdout, actual.stderr

@@ -19,8 +19,8 @@ statements never share names; dunder names escape class-private mangling)::
 
     try:
         BODY
-    except __exceptstar__.BaseException as __es_caught_N__:
-        __es_star_N__ = __exceptstar__.Star(__es_caught_N__)
+    except __exceptstar__.BaseException:
+        __es_star_N__ = __exceptstar__.Star()     # takes sys.exc_info()
         __es_part_N__ = None
         try:
             __es_part_N__ = __es_star_N__.match(T1)
@@ -52,8 +52,8 @@ statements never share names; dunder names escape class-private mangling)::
 Generated nodes carry the position of the user construct they stand for (a
 clause's machinery that of its ``except*`` line), so tracebacks, line events
 and coverage only ever see the user's lines.  Transformed modules also get
-``ExceptionGroup``, ``BaseExceptionGroup`` (when the module binds neither
-name itself) and, before 3.11, ``exc.add_note(...)`` on every exception.
+``ExceptionGroup`` and ``BaseExceptionGroup`` in their globals (unless they
+bind them) and, before 3.11, ``exc.add_note(...)`` on every exception.
 """
 
 import builtins
@@ -66,7 +66,7 @@ from ._notes import add_note
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Any, Callable, Dict, List, Optional, Set, Tuple, Union
+    from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
     _Key = Tuple[int, int]
     _Position = Tuple[int, int, int, int]
@@ -90,6 +90,17 @@ def note_method(obj: object) -> "Callable[[str], None]":
         if not isinstance(obj, BaseException):
             raise
     return add_note.__get__(obj)  # type: ignore[no-any-return]
+
+
+def provide_group_names() -> None:
+    """Give the calling module ``ExceptionGroup`` and ``BaseExceptionGroup``, as 3.11's builtins.
+
+    Only names it does not have yet: its own bindings, made when they run,
+    replace these, as they would shadow the builtins.
+    """
+    module_globals = sys._getframe(1).f_globals
+    module_globals.setdefault("ExceptionGroup", ExceptionGroup)
+    module_globals.setdefault("BaseExceptionGroup", BaseExceptionGroup)
 
 
 # Frames of this package: what the engine runs on the user's behalf, which
@@ -620,39 +631,33 @@ def transform(tree: "ast.AST") -> bool:
 
     if not any(_is_star_try(node) for node in ast.walk(tree)):
         return False
-    rewriter = _Rewriter(_bound_group_names(tree))
-    rewriter.visit(tree)
+    _Rewriter().visit(tree)
+    body = getattr(tree, "body", None)
+    if isinstance(body, list) and body and any(
+        isinstance(node, ast.Name) and node.id in _GROUP_NAMES for node in ast.walk(tree)
+    ):
+        # The names go into the module's globals, not in place of each use, so
+        # that Python's own scoping decides: a local, a parameter or a module-level
+        # binding of the same name (even one that never runs, such as an import
+        # under TYPE_CHECKING) keeps its meaning, exactly as with a builtin.
+        first = 0
+        while first < len(body) and _is_prologue(body[first], first):
+            first += 1
+        at = body[first] if first < len(body) else body[-1]
+        provide = ast.Expr(ast.Call(_runtime("provide_group_names"), [], []))
+        _place([provide], at)
+        body.insert(first, provide)
     return True
 
 
-def _bound_group_names(tree: "ast.AST") -> "Set[str]":
-    """Which of ExceptionGroup/BaseExceptionGroup the module binds itself (then left alone)."""
+def _is_prologue(node: "Any", index: int) -> bool:
+    """A module docstring, or a ``from __future__`` import: what must stay first."""
     import ast
 
-    bound: Set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    bound.update(_GROUP_NAMES)
-                bound.add(alias.asname or alias.name.partition(".")[0])
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        else:
-            # match patterns (3.10+): MatchAs, MatchStar, MatchMapping bind names
-            for field in ("name", "rest"):
-                value = getattr(node, field, None)
-                if isinstance(value, str) and type(node).__name__.startswith("Match"):
-                    bound.add(value)
-    return bound.intersection(_GROUP_NAMES)
+    if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+        return True
+    return index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+        and isinstance(node.value.value, str)
 
 
 def _runtime(attr: str) -> "ast.expr":
@@ -693,11 +698,10 @@ def _place(nodes: "List[Any]", where: "Any", exact: bool = False) -> None:
 
 
 class _Rewriter:
-    def __init__(self, bound_names: "Set[str]") -> None:
+    def __init__(self) -> None:
         import ast
 
         self.ast = ast
-        self.group_names = set(_GROUP_NAMES) - bound_names
         self.rewrite_notes = sys.version_info < (3, 11)
         self.depth = 0
 
@@ -709,10 +713,6 @@ class _Rewriter:
             self.depth -= 1
             return self._star_try(node)
         self._children(node)
-        if isinstance(node, ast.Name) and node.id in self.group_names and isinstance(node.ctx, ast.Load):
-            load = _runtime(node.id)
-            _place([load], node, exact=True)
-            return load
         if (self.rewrite_notes and isinstance(node, ast.Attribute) and node.attr == "add_note"
                 and isinstance(node.ctx, ast.Load)):
             call = ast.Call(_runtime("note_method"), [node.value], [])
