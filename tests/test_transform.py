@@ -334,3 +334,37 @@ def test_group_names_follow_pythons_scoping() -> None:
                         args=("--pure",) if sys.version_info >= (3, 11) else ())
     assert expected.stdout == "handled ExceptionGroup('eg', [ValueError(1)]) 5 a local ExceptionGroup\n"
     assert actual.stdout == expected.stdout, actual.stderr
+
+
+ADD_NOTE_FORMS = r'''
+import sys
+if sys.version_info < (3, 11) or "--pure" in sys.argv:
+    from exceptstar import compile
+SOURCE = """\
+class Loud(Exception):
+    def add_note(self, note):
+        super().add_note(note.upper())
+e = Loud()
+e.add_note("hi")
+BaseException.add_note(e, "direct")
+v = ValueError(1)
+v.add_note("plain")
+try:
+    raise ExceptionGroup("eg", [v])
+except* ValueError as g:
+    g.add_note("on the part")
+    print(e.__notes__, v.__notes__, g.__notes__)
+"""
+exec(compile(SOURCE, "<prog>", "exec"), {})
+'''
+
+
+def test_add_note_in_every_form() -> None:
+    native = native_python()
+    if native is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    expected = run_python(native, ADD_NOTE_FORMS)
+    actual = run_python(sys.executable, ADD_NOTE_FORMS, pure=sys.version_info >= (3, 11),
+                        args=("--pure",) if sys.version_info >= (3, 11) else ())
+    assert expected.stdout == "['HI', 'direct'] ['plain'] ['on the part']\n"
+    assert actual.stdout == expected.stdout, actual.stderr

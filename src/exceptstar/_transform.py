@@ -61,7 +61,7 @@ import sys
 
 from . import _types
 from ._engine import Star as Star  # what transformed code calls: __exceptstar__.Star
-from ._notes import add_note
+from ._notes import add_note, add_note_default
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -82,14 +82,24 @@ ExceptionGroup = _types.ExceptionGroup
 BaseExceptionGroup = _types.BaseExceptionGroup
 
 
-def note_method(obj: object) -> "Callable[[str], None]":
-    """``obj.add_note`` as 3.11+ resolves it (3.8-3.10: exceptions lack the method)."""
+def note_method(obj: object) -> "Callable[..., None]":
+    """``obj.add_note`` as 3.11+ resolves it (3.8-3.10: BaseException lacks the method).
+
+    Where the lookup would have reached ``BaseException``: an exception, a
+    ``super()`` proxy past the exception's own overrides, or an exception class
+    (``BaseException.add_note(exc, note)``).
+    """
     try:
         return obj.add_note  # type: ignore[attr-defined,no-any-return]
     except AttributeError:
-        if not isinstance(obj, BaseException):
-            raise
-    return add_note.__get__(obj)  # type: ignore[no-any-return]
+        if isinstance(obj, BaseException):
+            return add_note.__get__(obj)  # type: ignore[no-any-return]
+        instance = getattr(obj, "__self__", None) if isinstance(obj, super) else None
+        if isinstance(instance, BaseException):
+            return add_note_default.__get__(instance)  # type: ignore[no-any-return]
+        if isinstance(obj, type) and issubclass(obj, BaseException):
+            return add_note_default
+        raise
 
 
 def provide_group_names() -> None:
