@@ -211,3 +211,19 @@ def test_install_is_a_no_op_natively() -> None:
     proc = run_python(sys.executable, "import exceptstar, sys\nexceptstar.install()\n"
                       "print(any(type(f).__name__ == 'ExceptStarFinder' for f in sys.meta_path))")
     assert proc.stdout.strip() == ("False" if sys.version_info >= (3, 11) else "True"), proc.stderr
+
+
+def test_cached_code_names_the_tree_where_it_now_is(tmp_path: Path) -> None:
+    # As the normal loader does: a moved tree's cached code gets the new file names.
+    before = _tree(tmp_path / "before", {"star.py": STAR_MODULE, "plain.py": PLAIN_MODULE})
+    program = textwrap.dedent("""
+        import exceptstar
+        exceptstar.install()
+        import star, plain
+        print(star.grab.__code__.co_filename, plain.grab.__code__.co_filename)
+    """)
+    assert _run(before, program).stdout.split() == [str(before / "star.py"), str(before / "plain.py")]
+    after = tmp_path / "after"
+    before.rename(after)
+    proc = _run(after, program)
+    assert proc.stdout.split() == [str(after / "star.py"), str(after / "plain.py")], proc.stderr

@@ -17,6 +17,7 @@ without ``except*`` goes the normal way and gets the normal ``.pyc``: on
 interpreter could not have compiled it), so that check costs one failed open.
 """
 
+import _imp
 import marshal
 import os
 import sys
@@ -87,6 +88,9 @@ class ExceptStarLoader(SourceFileLoader):
             if code is None and not _transform.NATIVE_SYNTAX:
                 code = _read_pyc(paths[0], header)
             if code is not None:
+                # As the normal loader does: a tree that moved keeps cached code
+                # whose co_filename names the old place.
+                _imp._fix_co_filename(code, source_path)
                 return code
         source = self.get_data(source_path)
         if not _transform.has_except_star(source):
