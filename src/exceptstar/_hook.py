@@ -90,7 +90,7 @@ class ExceptStarLoader(SourceFileLoader):
             if code is not None:
                 # As the normal loader does: a tree that moved keeps cached code
                 # whose co_filename names the old place.
-                _imp._fix_co_filename(code, source_path)
+                _imp._fix_co_filename(code, source_path)  # type: ignore[attr-defined]
                 return code
         source = self.get_data(source_path)
         if not _transform.has_except_star(source):
