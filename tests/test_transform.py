@@ -368,3 +368,26 @@ def test_add_note_in_every_form() -> None:
                         args=("--pure",) if sys.version_info >= (3, 11) else ())
     assert expected.stdout == "['HI', 'direct'] ['plain'] ['on the part']\n"
     assert actual.stdout == expected.stdout, actual.stderr
+
+
+UNDECODABLE = r'''
+import sys
+if sys.version_info < (3, 11) or "--pure" in sys.argv:
+    from exceptstar import compile
+source = b'try:\n    pass\nexcept* ValueError:\n    pass\nx = "\xff"\n'
+try:
+    compile(source, "bad.py", "exec")
+except SyntaxError as error:
+    print(type(error).__name__, error.msg, error.filename, error.lineno)
+'''
+
+
+def test_undecodable_source_is_a_syntax_error() -> None:
+    native = native_python()
+    if native is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    expected = run_python(native, UNDECODABLE)
+    actual = run_python(sys.executable, UNDECODABLE, pure=sys.version_info >= (3, 11),
+                        args=("--pure",) if sys.version_info >= (3, 11) else ())
+    assert expected.stdout.startswith("SyntaxError (unicode error) 'utf-8' codec can't decode byte 0xff")
+    assert actual.stdout == expected.stdout, actual.stderr

@@ -240,15 +240,26 @@ def _has_try_star(tree: object) -> bool:
     return try_star is not None and any(isinstance(node, try_star) for node in ast.walk(tree))  # type: ignore[arg-type]
 
 
-def source_text(source: "Union[str, bytes]") -> str:
-    """Decode source bytes as the interpreter would (coding cookie, BOM)."""
+def source_text(source: "Union[str, bytes]", filename: str = "<unknown>") -> str:
+    """Decode source bytes as the interpreter would (coding cookie, BOM).
+
+    Undecodable source is the interpreter's SyntaxError, with its message and
+    position: its own compiler reports it, on the source with each ``except*``
+    blanked so that nothing before the bad byte stops it first.
+    """
     if isinstance(source, str):
         return source
     import io
+    import re
     import tokenize
 
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    text = source.decode(encoding)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        text = source.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError) as error:
+        blanked = re.sub(rb"(except\s*)\*", rb"\1 ", source)
+        _builtin_compile(blanked, filename, "exec", _PyCF_ONLY_AST, True)
+        raise SyntaxError(str(error)) from None
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -259,7 +270,7 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
     ``except*`` forms) rejects.  On 3.8-3.10 the starred handlers are marked
     with ``exceptstar_star = True``.
     """
-    text = source_text(source)
+    text = source_text(source, filename)
     if NATIVE_SYNTAX:
         tree = _builtin_compile(text, filename, mode, flags | _PyCF_ONLY_AST, True)
         if find_errors(tree, {}, text):
@@ -816,7 +827,7 @@ def all_errors(source: "Union[str, bytes]", filename: str) -> "List[_Error]":
 
     A syntax error of another kind ends the list: past it nothing can be parsed.
     """
-    text = source_text(source)
+    text = source_text(source, filename)
     scan = _Scan(text)
     try:
         tree = _builtin_compile(scan.rewritten, filename, "exec", _PyCF_ONLY_AST, True)
