@@ -200,3 +200,21 @@ def test_run_missing_program_same_as_python(tmp_path: Path) -> None:
         ours = exceptstar("run", *args, cwd=tmp_path)
         plain = python(sys.executable, *args, cwd=tmp_path)
         assert (ours.stderr, ours.returncode) == (plain.stderr, plain.returncode), args
+
+
+NAMESPACE_PROGRAM = textwrap.dedent("""\
+    import sys
+    print(sorted(globals()), type(__builtins__).__name__, __annotations__, globals().get("__file__"), sys.argv)
+    raise ValueError("where")
+    """)
+
+
+def test_run_main_namespace_and_relative_paths_same_as_python(tmp_path: Path) -> None:
+    (tmp_path / "rel.py").write_text(NAMESPACE_PROGRAM)
+    ours = exceptstar("run", "rel.py", "z", cwd=tmp_path)
+    plain = python(sys.executable, "rel.py", "z", cwd=tmp_path)
+    assert (ours.stdout, ours.stderr, ours.returncode) == (plain.stdout, plain.stderr, plain.returncode)
+    assert "'__annotations__'" in plain.stdout and " module " in plain.stdout
+    ours = exceptstar("run", "-c", NAMESPACE_PROGRAM, cwd=tmp_path)
+    plain = python(sys.executable, "-c", NAMESPACE_PROGRAM, cwd=tmp_path)
+    assert (ours.stdout, ours.stderr, ours.returncode) == (plain.stdout, plain.stderr, plain.returncode)

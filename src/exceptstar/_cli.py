@@ -84,16 +84,21 @@ def run(args: "List[str]") -> int:
         sys.stderr.write(f"{sys.executable}: can't open file {shown!r}: [Errno {error.errno}] "
                          f"{error.strerror}\n")
         return 2
+    if sys.version_info >= (3, 9):
+        # 3.9+ give the script an absolute __file__, which tracebacks then show.
+        path = os.path.abspath(path)
     return _run_source(source, path, path)
 
 
 def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
     """A new ``__main__`` module, as the interpreter makes one for a script or ``-c``."""
+    import builtins
     import types
 
     module = types.ModuleType("__main__")
     namespace = module.__dict__
-    namespace["__builtins__"] = __builtins__
+    namespace["__builtins__"] = builtins
+    namespace["__annotations__"] = {}
     if path is not None:
         from importlib.machinery import SourceFileLoader
 
