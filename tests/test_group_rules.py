@@ -58,8 +58,13 @@ SNIPPETS = {
         eg = ExceptionGroup('m', [ValueError()]); out = []
         for name in ('message', 'exceptions'):
             try: setattr(eg, name, 'x')
-            except AttributeError as e: out.append((name, type(e).__name__))
+            except AttributeError as e: out.append((name, str(e)))
+            try: delattr(eg, name)
+            except AttributeError as e: out.append((name, str(e)))
         result = out""",
+    "new_of_a_class_that_is_not_a_group": """
+        try: BaseExceptionGroup.__new__(ValueError, 'x', [ValueError()])
+        except TypeError as e: result = str(e)""",
     "type_selection": """
         class MyBEG(BaseExceptionGroup): pass
         class MyEG(ExceptionGroup): pass

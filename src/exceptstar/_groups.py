@@ -76,6 +76,10 @@ class BaseExceptionGroup(BaseException):
     _member_types: "Set[type]"
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
+        if not _real_issubclass(BaseExceptionGroup, cls):
+            # What type's __new__ wrapper says before it calls BaseExceptionGroup_new.
+            raise TypeError(f"BaseExceptionGroup.__new__({cls.__name__}): {cls.__name__} is not a subtype of "
+                            "BaseExceptionGroup")
         if len(args) != 2:
             raise TypeError(f"BaseExceptionGroup.__new__() takes exactly 2 arguments ({len(args)} given)")
         message, exceptions = args
@@ -125,6 +129,10 @@ class BaseExceptionGroup(BaseException):
     def message(self, value: object) -> None:
         raise AttributeError("readonly attribute")
 
+    @message.deleter
+    def message(self) -> None:
+        raise AttributeError("readonly attribute")
+
     @property
     def exceptions(self) -> "Tuple[BaseException, ...]":
         """nested exceptions"""
@@ -132,6 +140,10 @@ class BaseExceptionGroup(BaseException):
 
     @exceptions.setter
     def exceptions(self, value: object) -> None:
+        raise AttributeError("readonly attribute")
+
+    @exceptions.deleter
+    def exceptions(self) -> None:
         raise AttributeError("readonly attribute")
 
     def __str__(self) -> str:
