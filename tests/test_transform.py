@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
 import sys
 
 import pytest
@@ -181,6 +182,20 @@ def test_runs_through_transformation_here() -> None:
     assert proc.stdout.strip() == "True"
 
 
+def _native_and_ours(program: str) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    """``program`` run by the newest native interpreter, then here through exceptstar.
+
+    The program imports exceptstar's ``compile`` before 3.11, or when given
+    ``--pure`` (which 3.11+ are, with the pure classes forced).
+    """
+    native = native_python()
+    if native is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    pure = sys.version_info >= (3, 11)
+    return (run_python(native, program),
+            run_python(sys.executable, program, pure=pure, args=("--pure",) if pure else ()))
+
+
 RUNTIME_ERRORS = r'''
 import sys
 if sys.version_info < (3, 11) or "--pure" in sys.argv:
@@ -220,12 +235,7 @@ for name in ("invalid_type", "group_in_tuple", "failing_split"):
 
 
 def test_runtime_errors_show_only_the_users_frames() -> None:
-    native = native_python()
-    if native is None:
-        pytest.skip("no CPython 3.11+ on this machine")
-    expected = run_python(native, RUNTIME_ERRORS)
-    actual = run_python(sys.executable, RUNTIME_ERRORS, pure=sys.version_info >= (3, 11),
-                        args=("--pure",) if sys.version_info >= (3, 11) else ())
+    expected, actual = _native_and_ours(RUNTIME_ERRORS)
     assert actual.stdout == expected.stdout, actual.stderr
     assert "failing_split RuntimeError" in expected.stdout
 
@@ -326,12 +336,7 @@ exec(compile(SOURCE, "<prog>", "exec"), namespace)
 def test_group_names_follow_pythons_scoping() -> None:
     # Parameters, locals and bindings that never run keep their meaning; every
     # other use sees the group classes, as 3.11's builtins.
-    native = native_python()
-    if native is None:
-        pytest.skip("no CPython 3.11+ on this machine")
-    expected = run_python(native, GROUP_NAMES_SCOPING)
-    actual = run_python(sys.executable, GROUP_NAMES_SCOPING, pure=sys.version_info >= (3, 11),
-                        args=("--pure",) if sys.version_info >= (3, 11) else ())
+    expected, actual = _native_and_ours(GROUP_NAMES_SCOPING)
     assert expected.stdout == "handled ExceptionGroup('eg', [ValueError(1)]) 5 a local ExceptionGroup\n"
     assert actual.stdout == expected.stdout, actual.stderr
 
@@ -360,12 +365,7 @@ exec(compile(SOURCE, "<prog>", "exec"), {})
 
 
 def test_add_note_in_every_form() -> None:
-    native = native_python()
-    if native is None:
-        pytest.skip("no CPython 3.11+ on this machine")
-    expected = run_python(native, ADD_NOTE_FORMS)
-    actual = run_python(sys.executable, ADD_NOTE_FORMS, pure=sys.version_info >= (3, 11),
-                        args=("--pure",) if sys.version_info >= (3, 11) else ())
+    expected, actual = _native_and_ours(ADD_NOTE_FORMS)
     assert expected.stdout == "['HI', 'direct'] ['plain'] ['on the part']\n"
     assert actual.stdout == expected.stdout, actual.stderr
 
@@ -383,11 +383,6 @@ except SyntaxError as error:
 
 
 def test_undecodable_source_is_a_syntax_error() -> None:
-    native = native_python()
-    if native is None:
-        pytest.skip("no CPython 3.11+ on this machine")
-    expected = run_python(native, UNDECODABLE)
-    actual = run_python(sys.executable, UNDECODABLE, pure=sys.version_info >= (3, 11),
-                        args=("--pure",) if sys.version_info >= (3, 11) else ())
+    expected, actual = _native_and_ours(UNDECODABLE)
     assert expected.stdout.startswith("SyntaxError (unicode error) 'utf-8' codec can't decode byte 0xff")
     assert actual.stdout == expected.stdout, actual.stderr
