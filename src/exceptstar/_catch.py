@@ -52,6 +52,22 @@ def _not_sync(handler: object, part: BaseException, result: object) -> TypeError
     return error
 
 
+def _settle(outcome: "Optional[BaseException]", exc: BaseException) -> "Optional[bool]":
+    """What ``__exit__`` does with what propagates.
+
+    True: nothing does, suppress.  False: ``exc`` untouched, which the with
+    statement re-raises exactly as it was.  None: ``outcome`` is now the
+    handled exception, for the caller's bare ``raise`` (in its own frame, so
+    that no frame of exceptstar's is added).
+    """
+    if outcome is None:
+        return True
+    if outcome is exc:
+        return False
+    _engine.set_handled(outcome)
+    return None
+
+
 def _is_awaitable(value: object) -> bool:
     import inspect
 
@@ -151,18 +167,13 @@ class catch:
                         _engine.set_handled(_not_sync(handler, part, result))
                         part = result = exc = None
                         raise
-        outcome = star.outcome()
+        verdict = _settle(star.outcome(), exc)
         # The handlers' frames point back to this one (f_back): no local may lead
         # to what they raised, or the tracebacks would hold reference cycles.
-        part = result = None
-        if outcome is None:
-            return True
-        if outcome is exc:
-            # Untouched: the with statement re-raises it exactly as it was.
-            return False
-        _engine.set_handled(outcome)
-        outcome = exc = None
-        raise
+        part = result = exc = None
+        if verdict is None:
+            raise
+        return verdict
 
     async def __aenter__(self) -> None:
         return None
@@ -186,15 +197,13 @@ class catch:
                         await result
                 except BaseException as raised:
                     star.raised(_strip(raised))
-        outcome = star.outcome()
-        part = result = None
-        if outcome is None:
-            return True
-        if outcome is exc:
-            return False
-        _engine.set_handled(outcome)
-        outcome = exc = None
-        raise
+        verdict = _settle(star.outcome(), exc)
+        # The handlers' frames point back to this one (f_back): no local may lead
+        # to what they raised, or the tracebacks would hold reference cycles.
+        part = result = exc = None
+        if verdict is None:
+            raise
+        return verdict
 
 
 class suppress:
