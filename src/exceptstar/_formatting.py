@@ -97,6 +97,16 @@ def _show_group_lines(
             stack.extend((member, level + 1) for member in reversed(members))
 
 
+def _format_exception_only(
+    exc: "Any", /, value: "Any" = _sentinel, *, show_group: bool = False, **kwargs: "Any"
+) -> "List[str]":
+    """The message lines of an exception, then its notes; with ``show_group``, its members."""
+    if value is _sentinel:
+        value = exc
+    te = TracebackException(type(value), value, None, compact=True)
+    return list(te.format_exception_only(show_group=show_group))
+
+
 if sys.version_info >= (3, 13) and not _types.PURE:  # pragma: no cover - mypy checks the pure branch
     from traceback import (
         TracebackException,
@@ -143,14 +153,7 @@ elif sys.version_info >= (3, 11) and not _types.PURE:  # pragma: no cover - 3.11
             """Format the exception part of the traceback (``show_group`` as 3.13)."""
             return _show_group_lines(self, _std_flat, _std_kind, show_group, _depth)
 
-    def format_exception_only(  # type: ignore[misc]
-        exc: "Any", /, value: "Any" = _sentinel, *, show_group: bool = False, **kwargs: "Any"
-    ) -> "List[str]":
-        """Format the exception part of a traceback (``show_group`` as 3.13)."""
-        if value is _sentinel:
-            value = exc
-        te = TracebackException(type(value), value, None, compact=True)
-        return list(te.format_exception_only(show_group=show_group))
+    format_exception_only = _format_exception_only  # type: ignore[assignment]
 
 else:
     _CAUSE_MESSAGE = "\nThe above exception was the direct cause of the following exception:\n\n"
@@ -575,14 +578,7 @@ else:
         te = TracebackException(type(value), value, tb, limit=limit, compact=True)
         return list(te.format(chain=chain))
 
-    def format_exception_only(
-        exc: "Any", /, value: "Any" = _sentinel, *, show_group: bool = False, **kwargs: "Any"
-    ) -> "List[str]":
-        """The message lines of an exception, then its notes; with ``show_group``, its members."""
-        if value is _sentinel:
-            value = exc
-        te = TracebackException(type(value), value, None, compact=True)
-        return list(te.format_exception_only(show_group=show_group))
+    format_exception_only = _format_exception_only
 
     def print_exc(limit: "Optional[int]" = None, file: "Optional[IO[str]]" = None,
                   chain: bool = True) -> None:
