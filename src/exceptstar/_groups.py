@@ -73,7 +73,7 @@ class BaseExceptionGroup(BaseException):
     __module__ = "builtins"
     _message: str
     _exceptions: "Tuple[BaseException, ...]"
-    _member_types: "Set[type]"
+    _member_types: "Optional[Set[type]]"
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
         if not _real_issubclass(BaseExceptionGroup, cls):
@@ -211,6 +211,8 @@ def _matcher(condition: object) -> "_Matcher":
         types = condition
     else:
         raise TypeError(_ERROR_CONDITION)
+    # A matcher per call: remembering answers across splits would hold classes
+    # alive and go stale if a class's __bases__ were reassigned.
     return _TypeMatcher(types)
 
 
@@ -227,11 +229,15 @@ class _TypeMatcher:
         return self.type_matches(type(exc))
 
     def type_matches(self, exc_type: type) -> bool:
-        try:
-            return self.cache[exc_type]
-        except KeyError:
-            matched = self.cache[exc_type] = any(_real_issubclass(t, exc_type) for t in self.types)
-            return matched
+        matched = self.cache.get(exc_type)
+        if matched is None:
+            matched = False
+            for t in self.types:
+                if _real_issubclass(t, exc_type):
+                    matched = True
+                    break
+            self.cache[exc_type] = matched
+        return matched
 
     def matching_types(self, member_types: "Set[type]") -> "Set[type]":
         return {t for t in member_types if self.type_matches(t)}
@@ -243,6 +249,8 @@ def _split(
     """exceptiongroup_split_recursive below the top node, which the caller has tested."""
     excs = group._exceptions
     member_types = group._member_types
+    if member_types is None:
+        member_types = group._member_types = _types_of(excs)
     if type(matcher) is _TypeMatcher:
         matching = matcher.matching_types(member_types)
         not_matching = member_types.difference(matching)
@@ -254,14 +262,31 @@ def _split(
                 rest = list(excs)
             elif not not_matching:
                 matched, rest = list(excs), []
+            elif construct_rest:
+                types = list(map(type, excs))
+                matched = list(compress(excs, map(matching.__contains__, types)))
+                rest = list(compress(excs, map(not_matching.__contains__, types)))
             else:
                 matched = list(compress(excs, map(matching.__contains__, map(type, excs))))
-                if construct_rest:
-                    rest = list(compress(excs, map(not_matching.__contains__, map(type, excs))))
             return (
                 _subset(group, matched, matching),
                 _subset(group, rest, not_matching) if construct_rest else None,
             )
+        # Nested groups: members are matched by type without calling the matcher.
+        matched = []
+        rest = []
+        for exc in excs:
+            if type(exc) in matching:
+                matched.append(exc)
+            elif isinstance(exc, BaseExceptionGroup):
+                sub_match, sub_rest = _split(exc, matcher, construct_rest)
+                if sub_match is not None:
+                    matched.append(sub_match)
+                if sub_rest is not None:
+                    rest.append(sub_rest)
+            elif construct_rest:
+                rest.append(exc)
+        return _subset(group, matched, None), (_subset(group, rest, None) if construct_rest else None)
     matched = []
     rest = []
     for exc in excs:
@@ -292,7 +317,9 @@ def _subset(
     ):
         # derive() would call BaseExceptionGroup(message, excs), whose checks
         # these members (taken from a valid group) are known to pass.
-        part: BaseExceptionGroup = _build_valid(orig._message, excs, member_types)
+        # A group that is an Exception holds only Exceptions, and so do its parts.
+        part_class = ExceptionGroup if isinstance(orig, Exception) else None
+        part: BaseExceptionGroup = _build_valid(orig._message, excs, member_types, part_class)
     else:
         part = orig.derive(excs)
         if not isinstance(part, BaseExceptionGroup):
@@ -307,16 +334,22 @@ def _subset(
 
 
 def _build_valid(
-    message: str, excs: "Sequence[BaseException]", member_types: "Optional[Set[type]]"
+    message: str, excs: "Sequence[BaseException]", member_types: "Optional[Set[type]]",
+    cls: "Optional[Type[BaseExceptionGroup]]" = None,
 ) -> BaseExceptionGroup:
-    """``BaseExceptionGroup(message, excs)`` for members already known to be valid."""
-    if member_types is None:
-        member_types = _types_of(excs)
-    cls: Type[BaseExceptionGroup] = ExceptionGroup
-    for member_type in member_types:  # a loop: no generator to create on this hot path
-        if not _real_issubclass(Exception, member_type):
-            cls = BaseExceptionGroup
-            break
+    """``BaseExceptionGroup(message, excs)`` for members already known to be valid.
+
+    With ``cls`` known, ``member_types`` may be None: the first split that needs
+    the set makes it.
+    """
+    if cls is None:
+        if member_types is None:
+            member_types = _types_of(excs)
+        cls = ExceptionGroup
+        for member_type in member_types:  # a loop: no generator to create on this hot path
+            if not _real_issubclass(Exception, member_type):
+                cls = BaseExceptionGroup
+                break
     group = BaseException.__new__(cls, message, excs)
     group._message = message
     group._exceptions = tuple(excs)
