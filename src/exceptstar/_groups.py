@@ -272,25 +272,14 @@ def _split(
                 _subset(group, matched, matching),
                 _subset(group, rest, not_matching) if construct_rest else None,
             )
-        # Nested groups: members are matched by type without calling the matcher.
-        matched = []
-        rest = []
-        for exc in excs:
-            if type(exc) in matching:
-                matched.append(exc)
-            elif isinstance(exc, BaseExceptionGroup):
-                sub_match, sub_rest = _split(exc, matcher, construct_rest)
-                if sub_match is not None:
-                    matched.append(sub_match)
-                if sub_rest is not None:
-                    rest.append(sub_rest)
-            elif construct_rest:
-                rest.append(exc)
-        return _subset(group, matched, None), (_subset(group, rest, None) if construct_rest else None)
+        # Nested groups: members are then matched by type, without calling the matcher.
+        by_type: Optional[Set[type]] = matching
+    else:
+        by_type = None  # a predicate: called on every node, in order
     matched = []
     rest = []
     for exc in excs:
-        if matcher(exc):
+        if (type(exc) in by_type) if by_type is not None else matcher(exc):
             matched.append(exc)
         elif isinstance(exc, BaseExceptionGroup):
             sub_match, sub_rest = _split(exc, matcher, construct_rest)
