@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
@@ -66,3 +67,23 @@ def run_native(code: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
     exe = native_python()
     assert exe is not None, "no CPython 3.11+ on this machine"
     return run_python(exe, code, **kwargs)  # type: ignore[arg-type]
+
+
+def assert_leaves_no_cycles(call: Callable[[], object]) -> None:
+    """Run ``call`` (whatever it raises is ignored) and check it left nothing for the cycle collector."""
+    import gc
+
+    def once() -> None:
+        try:
+            call()
+        except BaseException:
+            pass
+
+    once()  # first-use caches (ctypes bindings, imports) are not the call's garbage
+    gc.collect()
+    gc.disable()
+    try:
+        once()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

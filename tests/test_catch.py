@@ -284,20 +284,7 @@ def run_async(handler: Callable[[BaseException], Any], body: str) -> None:
 @pytest.mark.parametrize("body", ["naked", "group", "whole"])
 def test_no_reference_cycles(runner: Callable[..., None], handler: Callable[[BaseException], Any],
                              body: str) -> None:
-    def once() -> None:
-        try:
-            runner(handler, body)
-        except BaseException:
-            pass
-
-    once()
-    gc.collect()
-    gc.disable()
-    try:
-        once()
-        assert gc.collect() == 0
-    finally:
-        gc.enable()
+    oracle.assert_leaves_no_cycles(lambda: runner(handler, body))
 
 
 def test_handled_exception_references_are_balanced() -> None:

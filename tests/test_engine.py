@@ -8,12 +8,12 @@ groups of every family (exceptstar's, built-in, backport) are recognised.
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 from typing import Any, Callable, List
 
 import pytest
+from oracle import assert_leaves_no_cycles
 
 from exceptstar import BaseExceptionGroup, ExceptionGroup, _engine
 from exceptstar._engine import Star
@@ -66,20 +66,7 @@ def nested() -> None:
 @pytest.mark.parametrize("end", ["pass", "reraise", "new", "from"])
 @pytest.mark.parametrize("body", [naked, flat, nested])
 def test_no_reference_cycles(body: Callable[[], None], end: str) -> None:
-    def once() -> None:
-        try:
-            statement(body, end)
-        except BaseException:
-            pass
-
-    once()
-    gc.collect()
-    gc.disable()
-    try:
-        once()
-        assert gc.collect() == 0
-    finally:
-        gc.enable()
+    assert_leaves_no_cycles(lambda: statement(body, end))
 
 
 def test_finished_star_holds_nothing() -> None:
