@@ -53,7 +53,7 @@ import exceptstar
 from exceptstar import _formatting
 
 assert exceptstar.PURE
-assert _formatting.TracebackException.__module__ == "exceptstar._formatting"
+assert _formatting.TracebackException.__module__ == "exceptstar._pure_traceback"
 builtins.BaseExceptionGroup = exceptstar.BaseExceptionGroup
 builtins.ExceptionGroup = exceptstar.ExceptionGroup
 for name in ("TracebackException", "format_exception", "format_exception_only",

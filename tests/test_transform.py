@@ -177,7 +177,7 @@ def test_generator_covers_the_interesting_cases() -> None:
 
 
 def test_runs_through_transformation_here() -> None:
-    proc = run_python(sys.executable, "import exceptstar._transform as t; print(t.ACTIVE)",
+    proc = run_python(sys.executable, "import exceptstar._classes as c; print(c.PURE)",
                       pure=sys.version_info >= (3, 11))
     assert proc.stdout.strip() == "True"
 

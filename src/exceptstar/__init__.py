@@ -7,8 +7,8 @@ module ``__getattr__`` below, so that ``import exceptstar`` stays cheap.
 
 import sys
 
+from ._classes import PURE, BaseExceptionGroup, ExceptionGroup
 from ._notes import add_note
-from ._types import PURE, BaseExceptionGroup, ExceptionGroup
 from ._version import __version__
 
 if sys.version_info < (3, 11):

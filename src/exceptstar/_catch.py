@@ -7,37 +7,18 @@ backport's) and split them the same way.  What they raise leaves their
 so no frame of exceptstar ends up in a traceback.
 """
 
-from . import _engine
-from ._engine import Star, group_classes, types_error
+from . import _engine, _frames
+from ._classes import group_classes
+from ._engine import Star, invalid_types_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
-    from typing import Any, Callable, Iterable, List, Mapping, Optional, Tuple, Type, Union
+    from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, Union
 
     _Types = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
     _Key = Union[Type[BaseException], Iterable[Type[BaseException]]]
     _Handler = Callable[[BaseException], Any]
-
-_GLOBALS = globals()
-
-
-def _strip(exc: BaseException) -> BaseException:
-    """Drop the traceback entries of exceptstar's own frames that lead to ``exc``'s raise.
-
-    A handler's exception passes through ``__exit__`` on its way out, which
-    adds an entry; without it, a bare ``raise`` in the handler leaves the
-    traceback identical to the original one, which is how a re-raise is
-    recognised, and the user sees only their own frames.
-    """
-    tb = exc.__traceback__
-    start = tb
-    while tb is not None and tb.tb_frame.f_globals is _GLOBALS:
-        tb = tb.tb_next
-    if tb is not start:
-        exc.__traceback__ = tb
-    return exc
-
 
 def _not_sync(handler: object, part: BaseException, result: object) -> TypeError:
     close = getattr(result, "close", None)
@@ -52,19 +33,17 @@ def _not_sync(handler: object, part: BaseException, result: object) -> TypeError
     return error
 
 
-def _settle(outcome: "Optional[BaseException]", exc: BaseException) -> "Optional[bool]":
-    """What ``__exit__`` does with what propagates.
+def _verdict(outcome: "Optional[BaseException]", exc: BaseException) -> "Optional[bool]":
+    """What ``__exit__`` does with what propagates (``Star.finish()``, already the handled exception).
 
     True: nothing does, suppress.  False: ``exc`` untouched, which the with
-    statement re-raises exactly as it was.  None: ``outcome`` is now the
-    handled exception, for the caller's bare ``raise`` (in its own frame, so
-    that no frame of exceptstar's is added).
+    statement re-raises exactly as it was.  None: the caller's bare ``raise``
+    (in its own frame, so that no frame of exceptstar's is added).
     """
     if outcome is None:
         return True
     if outcome is exc:
         return False
-    _engine.set_handled(outcome)
     return None
 
 
@@ -132,14 +111,34 @@ class catch:
                 try:
                     types = tuple(key)
                 except TypeError:
-                    types = key  # type: ignore[assignment]  # types_error gives CPython's message
-            error = types_error(types)
+                    types = key  # type: ignore[assignment]  # invalid_types_message gives CPython's message
+            error = invalid_types_message(types)
             if error is not None:
                 raise TypeError(error)
             if not callable(handler):
                 raise TypeError(f"'{type(handler).__name__}' object is not callable")
             entries.append((types, handler))
         self._handlers = entries
+
+    def _run_handlers(self, star: Star) -> "Iterator[Tuple[_Handler, object, BaseException]]":
+        """Call each handler whose key matches a part, in order, recording what it raises.
+
+        A handler that returns an awaitable is yielded as ``(handler, awaitable,
+        part)``: ``async with`` awaits it, the plain form refuses it.  Each part
+        is the handled exception while its handler runs (the generator has an
+        exception state of its own, which dies with it).
+        """
+        for types, handler in self._handlers:
+            part = star.match(types)
+            if part is None:
+                continue
+            try:
+                result = handler(part)
+            except BaseException as raised:
+                star.raised(_frames.strip(raised))
+            else:
+                if result is not None and _is_awaitable(result):
+                    yield handler, result, part
 
     def __enter__(self) -> None:
         return None
@@ -153,24 +152,12 @@ class catch:
         if exc is None or not self._handlers:
             return False
         star = Star(exc)
-        part = result = None
-        for types, handler in self._handlers:
-            part = star.match(types)
-            if part is not None:
-                try:
-                    result = handler(part)
-                except BaseException as raised:
-                    star.raised(_strip(raised))
-                else:
-                    if result is not None and _is_awaitable(result):
-                        star.outcome()
-                        _engine.set_handled(_not_sync(handler, part, result))
-                        part = result = exc = None
-                        raise
-        verdict = _settle(star.outcome(), exc)
+        for handler, awaitable, part in self._run_handlers(star):
+            star.raised(_not_sync(handler, part, awaitable))
+        verdict = _verdict(star.finish(), exc)
         # The handlers' frames point back to this one (f_back): no local may lead
         # to what they raised, or the tracebacks would hold reference cycles.
-        part = result = exc = None
+        star = handler = awaitable = part = exc = None  # type: ignore[assignment]
         if verdict is None:
             raise
         return verdict
@@ -187,20 +174,17 @@ class catch:
         if exc is None or not self._handlers:
             return False
         star = Star(exc)
-        part = result = None
-        for types, handler in self._handlers:
-            part = star.match(types)
-            if part is not None:
-                try:
-                    result = handler(part)
-                    if result is not None and _is_awaitable(result):
-                        await result
-                except BaseException as raised:
-                    star.raised(_strip(raised))
-        verdict = _settle(star.outcome(), exc)
+        for _handler, awaitable, part in self._run_handlers(star):
+            # Awaited here, in a frame whose handled exception must be the part too.
+            _engine.set_handled(part)
+            try:
+                await awaitable  # type: ignore[misc]
+            except BaseException as raised:
+                star.raised(_frames.strip(raised))
+        verdict = _verdict(star.finish(), exc)
         # The handlers' frames point back to this one (f_back): no local may lead
         # to what they raised, or the tracebacks would hold reference cycles.
-        part = result = exc = None
+        star = _handler = awaitable = part = exc = None  # type: ignore[assignment]
         if verdict is None:
             raise
         return verdict

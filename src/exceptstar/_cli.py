@@ -145,11 +145,10 @@ def _run_module(name: str) -> int:
 
 def _report(error: BaseException) -> int:
     """Print an uncaught exception as the interpreter does, without our frames; the exit status."""
-    tb = error.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
-        tb = tb.tb_next
-    error.__traceback__ = tb
-    if sys.excepthook is sys.__excepthook__ and _transform_active():
+    from . import _classes, _frames
+
+    tb = _frames.strip(error).__traceback__
+    if sys.excepthook is sys.__excepthook__ and _classes.PURE:
         # The interpreter's own hook (3.11+ under EXCEPTSTAR_PURE=1) cannot draw our groups.
         from ._formatting import print_exception
 
@@ -167,17 +166,11 @@ def _report(error: BaseException) -> int:
     return 1
 
 
-def _transform_active() -> bool:
-    from . import _transform
-
-    return _transform.ACTIVE
-
-
 def _console() -> int:
     import code
     import codeop
 
-    from . import _transform
+    from . import _classes, _transform
 
     class Compile(codeop.Compile):
         """codeop's compiler (incomplete-input detection, __future__ tracking) on our compile."""
@@ -196,11 +189,11 @@ def _console() -> int:
 
     namespace = _fresh_main(None)
     namespace["__loader__"] = None
-    if sys.version_info < (3, 11) or _transform.ACTIVE:
+    if _classes.PURE:
         # Interactive input without except* is compiled untouched, so the names
         # 3.11 code expects are bound here once.
-        namespace["ExceptionGroup"] = _transform.ExceptionGroup
-        namespace["BaseExceptionGroup"] = _transform.BaseExceptionGroup
+        namespace["ExceptionGroup"] = _classes.ExceptionGroup
+        namespace["BaseExceptionGroup"] = _classes.BaseExceptionGroup
     console = code.InteractiveConsole(namespace)
     console.compile.compiler = Compile()
     try:
@@ -260,7 +253,7 @@ def check_file(path: str) -> "List[Any]":
     if not _transform.has_except_star(source):
         return []
     try:
-        return [(error.order[0], error.msg) for error in _transform.all_errors(source, path)]
+        return [(problem.line, problem.msg) for problem in _transform.problems(source, path)]
     except SyntaxError as error:
         return [(error.lineno or 0, f"{type(error).__name__}: {error.msg}")]
     except (UnicodeDecodeError, LookupError) as error:  # bad coding cookie or bytes

@@ -30,9 +30,8 @@ def main() -> int:
     interpreter = f"{platform.python_implementation()} {platform.python_version()}"
     sys.stdout.flush()
     if transformed:
-        classes = "native" if sys.version_info >= (3, 11) and not _transform.ACTIVE else "pure-Python"
         print(f"\nexcept* was provided by exceptstar {__version__}: transformed for {interpreter}, "
-              f"with its {classes} ExceptionGroup"
+              "with its pure-Python ExceptionGroup"
               + (" (EXCEPTSTAR_PURE=1)" if sys.version_info >= (3, 11) else ""))
     else:
         print(f"\nexcept* was provided natively by {interpreter}")

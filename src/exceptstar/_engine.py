@@ -1,4 +1,4 @@
-"""The run-time half of ``except*``: SPEC section 2, shared by every front end.
+"""The run-time half of ``except*``, shared by every front end.
 
 One ``Star`` per executing ``try``/``except*`` statement: it wraps a naked
 exception, checks each clause's types, splits what is left with the group's
@@ -16,19 +16,19 @@ the interpreter restores when that block ends, so nothing outlives it.  ctypes
 is imported on first use only: ``import exceptstar`` must stay cheap.
 """
 
-import builtins
 import sys
 
-from . import _types
+from . import _classes
+from ._groups import subset
+from ._rules import real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, List, Optional, Set, Tuple
 
-_BaseExceptionGroup = _types.BaseExceptionGroup
-_real_issubclass = type.__subclasscheck__
+_BaseExceptionGroup = _classes.BaseExceptionGroup
 
-if _types.PURE:
+if _classes.PURE:
     from ._groups import _build_valid
 
     def _wrap(exc: BaseException) -> BaseException:
@@ -43,44 +43,6 @@ else:  # pragma: no cover - the built-in constructor is already fast
 
 _CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
 _CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
-
-
-def _group_classes() -> "Tuple[type, ...]":
-    """Every class whose instances are exception groups here.
-
-    The active class; the built-in one when the pure classes are forced on
-    3.11+; and, once it has been imported, the ``exceptiongroup`` backport's
-    (which anyio, Trio and pytest raise on 3.8-3.10).
-    """
-    classes: List[type] = [_BaseExceptionGroup]
-    native = getattr(builtins, "BaseExceptionGroup", None)
-    if native is not None:
-        classes.append(native)
-    backport = sys.modules.get("exceptiongroup")
-    if backport is not None:
-        backport_class = getattr(backport, "BaseExceptionGroup", None)
-        if isinstance(backport_class, type):
-            classes.append(backport_class)
-    return tuple(dict.fromkeys(classes))
-
-
-# GROUPS is refreshed (by _refresh_groups) when the backport's module appears
-# or changes in sys.modules; _seen_backport is the module it was computed for.
-GROUPS = _group_classes()
-_seen_backport = sys.modules.get("exceptiongroup")
-
-
-def _refresh_groups() -> None:
-    global GROUPS, _seen_backport
-    _seen_backport = sys.modules.get("exceptiongroup")
-    GROUPS = _group_classes()
-
-
-def group_classes() -> "Tuple[type, ...]":
-    """``GROUPS``, after noticing a backport imported since the last call."""
-    if sys.modules.get("exceptiongroup") is not _seen_backport:
-        _refresh_groups()
-    return GROUPS
 
 
 # --- making an exception the handled one -----------------------------------
@@ -120,37 +82,33 @@ def _bind_set_handled() -> "Callable[[BaseException], None]":
     return set_handled
 
 
-def _first_set_handled(exc: BaseException) -> None:
-    global set_handled
-    set_handled = _bind_set_handled()
-    set_handled(exc)
+_setter: "Optional[Callable[[BaseException], None]]" = None
 
 
-# Make ``exc`` the exception of the ``except`` block that is running.  Bound on
-# first use, so other modules must look it up here each time (_engine.set_handled).
-set_handled: "Callable[[BaseException], None]" = _first_set_handled
+def set_handled(exc: BaseException) -> None:
+    """Make ``exc`` the exception of the ``except`` block that is running."""
+    global _setter
+    if _setter is None:
+        _setter = _bind_set_handled()
+    _setter(exc)
 
 
 # --- the clause check and match --------------------------------------------
 
-def types_error(types: object) -> "Optional[str]":
-    """CPython's _PyEval_CheckExceptStarTypeValid: the TypeError's message, or None if valid.
-
-    Callers raise it themselves, so that the traceback has one frame of ours
-    fewer.
-    """
+def invalid_types_message(types: object) -> "Optional[str]":
+    """CPython's _PyEval_CheckExceptStarTypeValid: the TypeError's message, or None if valid."""
     if isinstance(types, tuple):
         for item in types:
-            if not (_real_issubclass(type, type(item)) and _real_issubclass(BaseException, item)):
+            if not (real_issubclass(type, type(item)) and real_issubclass(BaseException, item)):
                 return _CANNOT_CATCH
-        groups = group_classes()
+        groups = _classes.group_classes()
         for item in types:
             if issubclass(item, groups):
                 return _CANNOT_CATCH_GROUP
         return None
-    if not (_real_issubclass(type, type(types)) and _real_issubclass(BaseException, types)):  # type: ignore[arg-type]
+    if not (real_issubclass(type, type(types)) and real_issubclass(BaseException, types)):  # type: ignore[arg-type]
         return _CANNOT_CATCH
-    if issubclass(types, group_classes()):  # type: ignore[arg-type]
+    if issubclass(types, _classes.group_classes()):  # type: ignore[arg-type]
         return _CANNOT_CATCH_GROUP
     return None
 
@@ -159,10 +117,10 @@ def _given_matches(exc_type: type, types: object) -> bool:
     """PyErr_GivenExceptionMatches once the types are known to be valid."""
     if isinstance(types, tuple):
         for item in types:  # noqa: SIM110 - a loop is faster than any() over a generator
-            if _real_issubclass(item, exc_type):
+            if real_issubclass(item, exc_type):
                 return True
         return False
-    return _real_issubclass(types, exc_type)  # type: ignore[arg-type]
+    return real_issubclass(types, exc_type)  # type: ignore[arg-type]
 
 
 class Star:
@@ -180,8 +138,7 @@ class Star:
             # The transformed statement passes nothing: an `except ... as name`
             # would cost one more of CPython's 20 nested blocks at every level.
             exc = sys.exc_info()[1]
-        if sys.modules.get("exceptiongroup") is not _seen_backport:
-            _refresh_groups()
+        _classes.group_classes()  # notices a backport imported since the last statement
         self._orig: Optional[BaseException] = exc
         # What later clauses may still match: the naked exception itself until
         # a clause takes it (it is wrapped then, as CPython does).
@@ -199,15 +156,15 @@ class Star:
         rest = self._rest
         if type(types) is type:
             # The common case, a plain class, checked and matched inline.
-            if not _real_issubclass(BaseException, types):
+            if not real_issubclass(BaseException, types):
                 raise TypeError(_CANNOT_CATCH)
-            if issubclass(types, GROUPS):
+            if issubclass(types, _classes.GROUPS):
                 raise TypeError(_CANNOT_CATCH_GROUP)
             if rest is None:
                 return None
-            full = _real_issubclass(types, type(rest))
+            full = real_issubclass(types, type(rest))
         else:
-            error = types_error(types)
+            error = invalid_types_message(types)
             if error is not None:
                 raise TypeError(error)
             if rest is None:
@@ -215,9 +172,9 @@ class Star:
             full = _given_matches(type(rest), types)
         part: Optional[BaseException]
         if full:
-            part = rest if isinstance(rest, GROUPS) else _wrap(rest)
+            part = rest if isinstance(rest, _classes.GROUPS) else _wrap(rest)
             self._rest = None
-        elif isinstance(rest, GROUPS):
+        elif isinstance(rest, _classes.GROUPS):
             pair = rest.split(types)  # type: ignore[attr-defined]
             if type(pair) is not tuple:
                 raise TypeError(
@@ -243,36 +200,28 @@ class Star:
         else:
             self._raised.append(exc)
 
-    def outcome(self) -> "Optional[BaseException]":
-        """What propagates (None: nothing), after which the Star holds nothing."""
-        orig = self._orig
-        rest = self._rest
-        raised = self._raised
-        self._orig = self._rest = self._raised = None
-        if not isinstance(orig, GROUPS):
-            # A naked exception: at most one clause ran, so there is one candidate.
-            return raised[0] if raised else rest
-        if raised is None:
-            return None if rest is None else prep_reraise_star(orig, [rest])  # type: ignore[arg-type]
-        raised.append(rest)  # type: ignore[arg-type]
-        return prep_reraise_star(orig, raised)  # type: ignore[arg-type]
-
-    def finish(self) -> bool:
-        """Compute what propagates; if anything, make it handled and return True.
+    def finish(self) -> "Optional[BaseException]":
+        """What propagates (None: nothing), made the handled exception; the Star then holds nothing.
 
         The caller then runs a bare ``raise``, which re-raises it exactly (no
         traceback entry, no ``__context__``), as CPython's ``RERAISE`` does.
         """
-        if self._raised is None and not isinstance(self._orig, GROUPS):
-            # A naked exception that no handler raised from: it propagates if unmatched.
-            result = self._rest
-            self._orig = self._rest = None
+        orig = self._orig
+        rest = self._rest
+        raised = self._raised
+        self._orig = self._rest = self._raised = None
+        result: Optional[BaseException]
+        if not isinstance(orig, _classes.GROUPS):
+            # A naked exception: at most one clause ran, so there is one candidate.
+            result = raised[0] if raised else rest
+        elif raised is None:
+            result = None if rest is None else prep_reraise_star(orig, [rest])  # type: ignore[arg-type]
         else:
-            result = self.outcome()
-        if result is None:
-            return False
-        set_handled(result)
-        return True
+            raised.append(rest)  # type: ignore[arg-type]
+            result = prep_reraise_star(orig, raised)  # type: ignore[arg-type]
+        if result is not None:
+            set_handled(result)
+        return result
 
 
 # --- what propagates ---------------------------------------------------------
@@ -291,7 +240,7 @@ def prep_reraise_star(
     """
     if not excs:
         return None
-    if not isinstance(orig, GROUPS):
+    if not isinstance(orig, _classes.GROUPS):
         return excs[0]
     tb = orig.__traceback__
     cause = orig.__cause__
@@ -317,7 +266,7 @@ def prep_reraise_star(
 
 def _leaf_ids(excs: "List[BaseException]") -> "Set[int]":
     """The ids of the leaves (non-groups) of ``excs``, at any depth."""
-    groups = GROUPS
+    groups = _classes.GROUPS
     ids = set()
     todo = list(excs)
     while todo:
@@ -340,28 +289,8 @@ def _project(group: BaseException, leaf_ids: "Set[int]") -> "Optional[BaseExcept
     for member in group.exceptions:  # type: ignore[attr-defined]
         if id(member) in leaf_ids:
             kept.append(member)
-        elif isinstance(member, GROUPS):
+        elif isinstance(member, _classes.GROUPS):
             part = _project(member, leaf_ids)  # type: ignore[arg-type]
             if part is not None:
                 kept.append(part)
-    return derive_subset(group, kept) if kept else None
-
-
-_MISSING = object()
-
-
-def derive_subset(orig: BaseException, excs: "List[BaseException]") -> BaseException:
-    """CPython's exceptiongroup_subset: ``orig.derive(excs)`` with ``orig``'s metadata."""
-    part: BaseException = orig.derive(excs)  # type: ignore[attr-defined]
-    if not isinstance(part, GROUPS):
-        raise TypeError("derive must return an instance of BaseExceptionGroup")
-    tb = orig.__traceback__
-    if tb is not None:
-        part.__traceback__ = tb
-    part.__context__ = orig.__context__
-    part.__cause__ = orig.__cause__
-    notes = getattr(orig, "__notes__", _MISSING)
-    if notes is not _MISSING and not isinstance(notes, dict) and hasattr(type(notes), "__getitem__"):
-        # A copy, so that the parts' notes are independent; non-sequences are ignored.
-        part.__notes__ = list(notes)  # type: ignore[attr-defined,call-overload]
-    return part
+    return subset(group, kept, None, _classes.GROUPS)

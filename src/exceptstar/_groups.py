@@ -15,6 +15,7 @@ import sys
 from itertools import compress
 
 from ._notes import add_note_default
+from ._rules import MISSING, is_exception_class, is_sequence, real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,21 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
         Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]
     ]
     _Matcher = Callable[[BaseException], bool]
-
-# type.__subclasscheck__ is the real MRO test: CPython matches exception types
-# with PyType_IsSubtype, ignoring any metaclass __subclasscheck__.
-_real_issubclass = type.__subclasscheck__
-
-
-def _is_exception_class(value: object) -> bool:
-    # PyExceptionClass_Check: a real type (not something claiming to be one) deriving BaseException.
-    return _real_issubclass(type, type(value)) and _real_issubclass(BaseException, value)  # type: ignore[arg-type]
-
-
-def _is_sequence(value: object) -> bool:
-    # PySequence_Check: a __getitem__ slot, and not a dict.
-    return not isinstance(value, dict) and hasattr(type(value), "__getitem__")
-
 
 def _types_of(excs: "Sequence[BaseException]") -> "Set[type]":
     """The set of the members' types.
@@ -76,7 +62,7 @@ class BaseExceptionGroup(BaseException):
     _member_types: "Optional[Set[type]]"
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
-        if not _real_issubclass(BaseExceptionGroup, cls):
+        if not real_issubclass(BaseExceptionGroup, cls):
             # What type's __new__ wrapper says before it calls BaseExceptionGroup_new.
             raise TypeError(f"BaseExceptionGroup.__new__({cls.__name__}): {cls.__name__} is not a subtype of "
                             "BaseExceptionGroup")
@@ -88,7 +74,7 @@ class BaseExceptionGroup(BaseException):
                 "BaseExceptionGroup.__new__() argument 1 must be str, not "
                 + ("None" if message is None else type(message).__name__)
             )
-        if not _is_sequence(exceptions):
+        if not is_sequence(exceptions):
             raise TypeError("second argument (exceptions) must be a sequence")
         excs: Tuple[BaseException, ...] = tuple(exceptions)  # type: ignore[arg-type]
         if not excs:
@@ -97,10 +83,10 @@ class BaseExceptionGroup(BaseException):
         member_types = _types_of(excs)
         nests_base_exceptions = False
         for member_type in member_types:
-            if not _real_issubclass(BaseException, member_type):
-                index = next(i for i, e in enumerate(excs) if not _real_issubclass(BaseException, type(e)))
+            if not real_issubclass(BaseException, member_type):
+                index = next(i for i, e in enumerate(excs) if not real_issubclass(BaseException, type(e)))
                 raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
-            if not _real_issubclass(Exception, member_type):
+            if not real_issubclass(Exception, member_type):
                 nests_base_exceptions = True
 
         if cls is BaseExceptionGroup:
@@ -109,7 +95,7 @@ class BaseExceptionGroup(BaseException):
         elif nests_base_exceptions:
             if cls is ExceptionGroup:
                 raise TypeError("Cannot nest BaseExceptions in an ExceptionGroup")
-            if _real_issubclass(Exception, cls):
+            if real_issubclass(Exception, cls):
                 raise TypeError(f"Cannot nest BaseExceptions in {cls.__name__!r}")
 
         # BaseException's own __init__ then rejects keywords with "X() takes no
@@ -192,9 +178,9 @@ _OWN_CLASSES = (BaseExceptionGroup, ExceptionGroup)
 
 def _rebuild(name: str, args: "Tuple[Any, ...]") -> BaseException:
     """Unpickle one of the two base classes, as whatever this process uses for them."""
-    from . import _types
+    from . import _classes
 
-    cls = _types.ExceptionGroup if name == "ExceptionGroup" else _types.BaseExceptionGroup
+    cls = _classes.ExceptionGroup if name == "ExceptionGroup" else _classes.BaseExceptionGroup
     return cls(*args)
 
 
@@ -203,11 +189,11 @@ _ERROR_CONDITION = "expected an exception type, a tuple of exception types, or a
 
 def _matcher(condition: object) -> "_Matcher":
     """Turn a split condition into a test of one node (get_matcher_type in CPython)."""
-    if callable(condition) and not _real_issubclass(type, type(condition)):
+    if callable(condition) and not real_issubclass(type, type(condition)):
         return lambda exc: bool(condition(exc))
-    if _is_exception_class(condition):
+    if is_exception_class(condition):
         types: Tuple[type, ...] = (condition,)  # type: ignore[assignment]
-    elif type(condition) is tuple and all(map(_is_exception_class, condition)):
+    elif type(condition) is tuple and all(map(is_exception_class, condition)):
         types = condition
     else:
         raise TypeError(_ERROR_CONDITION)
@@ -233,7 +219,7 @@ class _TypeMatcher:
         if matched is None:
             matched = False
             for t in self.types:
-                if _real_issubclass(t, exc_type):
+                if real_issubclass(t, exc_type):
                     matched = True
                     break
             self.cache[exc_type] = matched
@@ -256,7 +242,7 @@ def _split(
         not_matching = member_types.difference(matching)
         # A member group that does not match whole must be split itself; any
         # other member goes entirely to one side, decided by its type alone.
-        if not any(_real_issubclass(BaseExceptionGroup, t) for t in not_matching):
+        if not any(real_issubclass(BaseExceptionGroup, t) for t in not_matching):
             if not matching:
                 matched: List[BaseException] = []
                 rest = list(excs)
@@ -269,8 +255,8 @@ def _split(
             else:
                 matched = list(compress(excs, map(matching.__contains__, map(type, excs))))
             return (
-                _subset(group, matched, matching),
-                _subset(group, rest, not_matching) if construct_rest else None,
+                subset(group, matched, matching),
+                subset(group, rest, not_matching) if construct_rest else None,
             )
         # Nested groups: members are then matched by type, without calling the matcher.
         by_type: Optional[Set[type]] = matching
@@ -289,18 +275,24 @@ def _split(
                 rest.append(sub_rest)
         elif construct_rest:
             rest.append(exc)
-    return _subset(group, matched, None), (_subset(group, rest, None) if construct_rest else None)
+    return subset(group, matched, None), (subset(group, rest, None) if construct_rest else None)
 
 
-def _subset(
-    orig: BaseExceptionGroup, excs: "List[BaseException]", member_types: "Optional[Set[type]]"
+def subset(
+    orig: BaseException, excs: "List[BaseException]", member_types: "Optional[Set[type]]" = None,
+    groups: "Union[type, Tuple[type, ...]]" = BaseExceptionGroup,
 ) -> "Optional[BaseExceptionGroup]":
-    """exceptiongroup_subset: derive a part and give it the original's metadata."""
+    """CPython's exceptiongroup_subset: ``orig.derive(excs)`` with ``orig``'s metadata.
+
+    For any group (``_PyExc_PrepReraiseStar`` rebuilds built-in and backport
+    groups too): ``groups`` is what ``derive`` may return.  None for no members.
+    """
     if not excs:
         return None
     cls = type(orig)
+    part: BaseExceptionGroup
     if (
-        cls.derive is _DEFAULT_DERIVE
+        cls.derive is _DEFAULT_DERIVE  # type: ignore[attr-defined]
         and cls.__getattribute__ is _DEFAULT_GETATTRIBUTE
         and "derive" not in orig.__dict__
     ):
@@ -308,16 +300,19 @@ def _subset(
         # these members (taken from a valid group) are known to pass.
         # A group that is an Exception holds only Exceptions, and so do its parts.
         part_class = ExceptionGroup if isinstance(orig, Exception) else None
-        part: BaseExceptionGroup = _build_valid(orig._message, excs, member_types, part_class)
+        part = _build_valid(orig._message, excs, member_types, part_class)  # type: ignore[attr-defined]
     else:
-        part = orig.derive(excs)
-        if not isinstance(part, BaseExceptionGroup):
+        part = orig.derive(excs)  # type: ignore[attr-defined]
+        if not isinstance(part, groups):
             raise TypeError("derive must return an instance of BaseExceptionGroup")
-    part.__traceback__ = orig.__traceback__
+    tb = orig.__traceback__
+    if tb is not None:
+        part.__traceback__ = tb
     part.__context__ = orig.__context__
     part.__cause__ = orig.__cause__  # which also sets __suppress_context__, as in C
-    notes = getattr(orig, "__notes__", _MISSING)
-    if notes is not _MISSING and _is_sequence(notes):
+    notes = getattr(orig, "__notes__", MISSING)
+    if notes is not MISSING and is_sequence(notes):
+        # A copy, so that the parts' notes are independent.
         part.__notes__ = list(notes)  # type: ignore[attr-defined, call-overload]
     return part
 
@@ -336,7 +331,7 @@ def _build_valid(
             member_types = _types_of(excs)
         cls = ExceptionGroup
         for member_type in member_types:  # a loop: no generator to create on this hot path
-            if not _real_issubclass(Exception, member_type):
+            if not real_issubclass(Exception, member_type):
                 cls = BaseExceptionGroup
                 break
     group = BaseException.__new__(cls, message, excs)
@@ -348,4 +343,3 @@ def _build_valid(
 
 _DEFAULT_DERIVE = BaseExceptionGroup.derive
 _DEFAULT_GETATTRIBUTE = BaseExceptionGroup.__getattribute__
-_MISSING = object()

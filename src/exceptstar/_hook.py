@@ -29,6 +29,7 @@ from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source
 from importlib.machinery import PathFinder, SourceFileLoader
 
 from . import _transform
+from ._classes import PURE
 from ._version import __version__
 
 TYPE_CHECKING = False
@@ -42,13 +43,18 @@ __all__ = ["install", "uninstall"]
 CACHE_TAG = f"exceptstar-{__version__}"
 
 
+def transformed_pyc(normal_pyc: str) -> str:
+    """Where transformed bytecode is kept, beside the normal ``.pyc`` path given."""
+    return f"{normal_pyc[:-len('.pyc')]}.{CACHE_TAG}.pyc"
+
+
 def cache_paths(source_path: str) -> "Optional[Tuple[str, str]]":
     """The normal and the transformed bytecode paths of ``source_path`` (None: no cache)."""
     try:
         bytecode_path = cache_from_source(source_path)
     except (NotImplementedError, ValueError):
         return None
-    return bytecode_path, f"{bytecode_path[:-len('.pyc')]}.{CACHE_TAG}.pyc"
+    return bytecode_path, transformed_pyc(bytecode_path)
 
 
 def _pyc_header(mtime: float, size: int) -> bytes:
@@ -85,7 +91,9 @@ class ExceptStarLoader(SourceFileLoader):
         paths = cache_paths(source_path)
         if paths is not None:
             code = _read_pyc(paths[1], header)
-            if code is None and not _transform.NATIVE_SYNTAX:
+            if code is not None:
+                _name_cache(fullname, paths[1])
+            elif not _transform.NATIVE_SYNTAX:
                 code = _read_pyc(paths[0], header)
             if code is not None:
                 # As the normal loader does: a tree that moved keeps cached code
@@ -99,10 +107,26 @@ class ExceptStarLoader(SourceFileLoader):
             code, transformed = _transform.compile_source(source, source_path, "exec")
         except SyntaxError as error:
             raise error.with_traceback(None) from None
-        if not sys.dont_write_bytecode and paths is not None:
-            mode = (stat.st_mode & 0o777) | 0o200
-            self.set_data(paths[transformed], header + marshal.dumps(code), _mode=mode)
+        if paths is not None:
+            if transformed:
+                _name_cache(fullname, paths[1])
+            if not sys.dont_write_bytecode:
+                mode = (stat.st_mode & 0o777) | 0o200
+                self.set_data(paths[transformed], header + marshal.dumps(code), _mode=mode)
         return code  # type: ignore[no-any-return]
+
+
+def _name_cache(fullname: str, path: str) -> None:
+    """Make ``__cached__`` name the transformed bytecode, which is what the module runs.
+
+    The module being loaded is already in ``sys.modules`` while its loader's
+    ``get_code`` runs (a plain ``get_code`` call has nothing to update).
+    """
+    module = sys.modules.get(fullname)
+    spec = getattr(module, "__spec__", None)
+    if spec is not None and isinstance(spec.loader, ExceptStarLoader):
+        spec.cached = path
+        module.__cached__ = path  # type: ignore[union-attr]
 
 
 class ExceptStarFinder:
@@ -183,7 +207,7 @@ def install(*packages: str) -> None:
     for package in packages:
         if not isinstance(package, str) or not package:
             raise TypeError(f"install() takes package names, not {package!r}")
-    if not _transform.ACTIVE:
+    if not PURE:
         return
     finder = _ensure_finder()
     if packages:
@@ -194,7 +218,7 @@ def install(*packages: str) -> None:
 
 def install_paths(*paths: str) -> None:
     """Cover the modules whose files are under ``paths`` (the pytest plugin's scope)."""
-    if not _transform.ACTIVE:
+    if not PURE:
         return
     finder = _ensure_finder()
     finder.paths.extend(os.path.join(os.path.abspath(p), "") for p in paths)

@@ -26,28 +26,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from importlib.machinery import ModuleSpec
     from types import ModuleType, TracebackType
-    from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Type
+    from typing import Any, Callable, Dict, Optional, Sequence, Type
 
 _DISABLED = os.environ.get("EXCEPTSTAR_NO_PATCH", "") not in ("", "0")
 
 
-def _group_types() -> "Tuple[type, ...]":
-    from ._types import BaseExceptionGroup
-
-    backport = sys.modules.get("exceptiongroup")
-    backport_type = getattr(backport, "BaseExceptionGroup", None)
-    if isinstance(backport_type, type) and backport_type is not BaseExceptionGroup:
-        return (BaseExceptionGroup, backport_type)
-    return (BaseExceptionGroup,)
-
-
-def needs_us(exc: object) -> bool:
+def involves_groups_or_notes(exc: object) -> bool:
     """Whether ``exc`` or an exception it chains to is a group or has notes.
 
     Everything else is left to the interpreter's own printing, untouched
     (3.10's "Did you mean" hints, for one, come only from there).
     """
-    groups = _group_types()
+    from ._classes import group_classes
+
+    groups = group_classes()
     pending = [exc]
     seen = set()
     while pending:
@@ -93,7 +85,7 @@ def excepthook(exc_type: "Type[BaseException]", value: BaseException,
             interpreter.write("".join(traceback.format_exception_only(exc_type, value)))
             return
         stream = sys.stderr
-        if stream is not None and needs_us(value):
+        if stream is not None and involves_groups_or_notes(value):
             text = _format(exc_type, value, tb)
             stream.write(text)
             stream.flush()
@@ -110,7 +102,7 @@ def unraisablehook(unraisable: "Any") -> None:
     try:
         stream = sys.stderr
         value = unraisable.exc_value
-        if stream is not None and needs_us(value):
+        if stream is not None and involves_groups_or_notes(value):
             obj = unraisable.object
             message = unraisable.err_msg
             header = ""
@@ -136,36 +128,19 @@ def unraisablehook(unraisable: "Any") -> None:
 # The hooks and methods replaced, for the fallbacks.
 _ORIGINALS: "Dict[str, Any]" = {}
 
-_traceback_waiting: "Optional[ModuleType]" = None
-
-
 def _patch_traceback(module: "ModuleType") -> None:
-    global _traceback_waiting
-    formatting = sys.modules.get(__package__ + "._formatting")
-    if formatting is not None and not hasattr(formatting, "TracebackException"):
-        # traceback is being imported by _formatting itself, whose class does
-        # not exist yet: _formatting calls formatter_ready() once it does.
-        _traceback_waiting = module
-        return
     if getattr(module.TracebackException, "__module__", None) != "traceback":
         return  # someone else's class: theirs to keep
-    from . import _formatting
+    # Complete by now: _formatting, the only importer of _pure_traceback,
+    # imports traceback (and so runs this) before it.
+    from ._pure_traceback import TracebackException
 
-    module.TracebackException = _formatting.TracebackException  # type: ignore[attr-defined]
+    module.TracebackException = TracebackException  # type: ignore[attr-defined]
     _OWN_METHODS.update(
-        (name, vars(_formatting.TracebackException)[name])
-        for name in ("__init__", "format", "format_exception_only"))
+        (name, vars(TracebackException)[name]) for name in ("__init__", "format", "format_exception_only"))
 
 
 _OWN_METHODS: "Dict[str, Any]" = {}
-
-
-def formatter_ready() -> None:
-    """Called at the end of ``_formatting``: finish a patch that had to wait for it."""
-    global _traceback_waiting
-    module, _traceback_waiting = _traceback_waiting, None
-    if module is not None:
-        _patch_traceback(module)
 
 
 def _patch_backport(module: "ModuleType") -> None:
@@ -177,18 +152,18 @@ def _patch_backport(module: "ModuleType") -> None:
     """
     if not _OWN_METHODS:
         return
-    from . import _formatting
+    from ._pure_traceback import TracebackException
 
     for name, method in _OWN_METHODS.items():
-        if vars(_formatting.TracebackException).get(name) is not method:
-            setattr(_formatting.TracebackException, name, method)
+        if vars(TracebackException).get(name) is not method:
+            setattr(TracebackException, name, method)
 
 
 def _thread_excepthook(args: "Any") -> None:
     """``threading.excepthook``: the default one, with groups and notes printed in full."""
     original = _ORIGINALS["threading.excepthook"]
     try:
-        if args.exc_type is not SystemExit and needs_us(args.exc_value):
+        if args.exc_type is not SystemExit and involves_groups_or_notes(args.exc_value):
             stream = sys.stderr
             if stream is None and args.thread is not None:
                 stream = args.thread._stderr
@@ -277,7 +252,7 @@ def _patch_ipython(module: "ModuleType") -> None:
         try:
             etype, value, tb = self._get_exc_info(exc_tuple)
             if (not exception_only and not issubclass(etype, SyntaxError)
-                    and needs_us(value)):
+                    and involves_groups_or_notes(value)):
                 skip = self.InteractiveTB.tb_offset if tb_offset is None else tb_offset
                 for _ in range(skip or 0):
                     if tb is None or tb.tb_next is None:

@@ -21,7 +21,7 @@ import ast
 import os
 import types
 
-from . import _hook, _transform, _types
+from . import _classes, _hook, _transform
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _star_pyc(pyc: "Path") -> "Path":
-    return pyc.with_name(f"{pyc.name[:-len('.pyc')]}.{_hook.CACHE_TAG}.pyc")
+    return type(pyc)(_hook.transformed_pyc(str(pyc)))
 
 
 def _file_has_except_star(path: "Path") -> bool:
@@ -55,16 +55,21 @@ class _StarAst(types.ModuleType):
         return _transform.parse(source, filename, mode)
 
 
-def _rewrite_and_transform(rewrite_asserts: "Callable[..., None]") -> "Callable[..., None]":
+def _rewrite_and_transform(rewrite_asserts: "Callable[..., None]",
+                           transform: "Callable[[Any], bool]") -> "Callable[..., None]":
     def rewrite_then_transform(tree: "Any", *args: "Any", **kwargs: "Any") -> None:
         rewrite_asserts(tree, *args, **kwargs)
-        _transform.transform(tree)
+        transform(tree)
 
     return rewrite_then_transform
 
 
 def _patch_assertion_rewriting() -> None:
     import importlib
+
+    # Imported before pytest's compiler is patched: pytest rewrites the asserts
+    # of a plugin's whole distribution, and _rewrite's docstring shows except*.
+    from ._rewrite import transform
 
     # pytest's private module, typed loosely: its signatures change between versions.
     rewrite: Any = importlib.import_module("_pytest.assertion.rewrite")
@@ -82,7 +87,7 @@ def _patch_assertion_rewriting() -> None:
         # standing in for ours for the duration of the call.
         saved = rewrite.ast, rewrite.rewrite_asserts
         rewrite.ast = _StarAst()
-        rewrite.rewrite_asserts = _rewrite_and_transform(saved[1])
+        rewrite.rewrite_asserts = _rewrite_and_transform(saved[1], transform)
         try:
             result = original_rewrite(fn, config)
         finally:
@@ -128,17 +133,16 @@ def _report_pure_groups() -> None:
     code: Any = importlib.import_module("_pytest._code.code")
     # Before 3.11 pytest imports the backport's class; from 3.11 on the name is the built-in.
     known = getattr(code, "BaseExceptionGroup", None) or getattr(builtins, "BaseExceptionGroup", None)
-    if isinstance(known, type) and not issubclass(_types.BaseExceptionGroup, known):
-        code.BaseExceptionGroup = (known, _types.BaseExceptionGroup)
+    if isinstance(known, type) and not issubclass(_classes.BaseExceptionGroup, known):
+        code.BaseExceptionGroup = (known, _classes.BaseExceptionGroup)
         if hasattr(code, "TracebackException"):
             code.TracebackException = _formatting.TracebackException
 
 
 def pytest_load_initial_conftests(early_config: "Any", parser: "Any", args: "Any") -> None:
-    if _types.PURE:
-        _report_pure_groups()
-    if not _transform.ACTIVE:
+    if not _classes.PURE:
         return
+    _report_pure_groups()
     _patch_assertion_rewriting()
     root = getattr(early_config, "rootpath", None) or getattr(early_config, "rootdir", None)
     if root is not None:

@@ -1,0 +1,66 @@
+"""Which exception group classes this process uses, and which classes count as groups.
+
+The built-in classes on 3.11+, the pure-Python ones from ``_groups`` on
+3.8-3.10, or everywhere when ``EXCEPTSTAR_PURE=1`` (``PURE``): that switch is
+how the tests compare the two on one interpreter and how the benchmarks
+measure them, and it also turns the ``except*`` transformation on.  Every
+other module takes the classes and the switch from here, so the choice is made
+once.
+
+``group_classes()`` is the one answer to "is this an exception group?" for
+everything that handles groups from elsewhere (the engine, ``suppress``, the
+formatter, the printing hooks).
+"""
+
+import os
+import sys
+
+PURE = sys.version_info < (3, 11) or os.environ.get("EXCEPTSTAR_PURE", "") not in ("", "0")
+
+# Ordered so that a type checker targeting 3.11+ sees the (generic) built-ins.
+if sys.version_info < (3, 11):
+    from ._groups import BaseExceptionGroup, ExceptionGroup
+elif not PURE:
+    import builtins
+
+    BaseExceptionGroup = builtins.BaseExceptionGroup
+    ExceptionGroup = builtins.ExceptionGroup
+else:
+    from ._groups import BaseExceptionGroup, ExceptionGroup  # type: ignore[assignment]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import List, Tuple
+
+
+def _find_group_classes() -> "Tuple[type, ...]":
+    """The active class; the built-in one when the pure classes are forced on
+    3.11+; and, once it has been imported, the ``exceptiongroup`` backport's
+    (which anyio, Trio and pytest raise on 3.8-3.10)."""
+    classes: List[type] = [BaseExceptionGroup]
+    native = getattr(sys.modules["builtins"], "BaseExceptionGroup", None)
+    if isinstance(native, type):
+        classes.append(native)
+    backport_class = getattr(sys.modules.get("exceptiongroup"), "BaseExceptionGroup", None)
+    if isinstance(backport_class, type):
+        classes.append(backport_class)
+    return tuple(dict.fromkeys(classes))
+
+
+# GROUPS is recomputed when the backport's module appears or changes in
+# sys.modules; _seen_backport is the module it was computed for.  Hot paths
+# call group_classes() once and then use GROUPS.
+GROUPS = _find_group_classes()
+_seen_backport = sys.modules.get("exceptiongroup")
+
+
+def group_classes() -> "Tuple[type, ...]":
+    """Every class whose instances are exception groups here (``GROUPS``, kept current)."""
+    global GROUPS, _seen_backport
+    if sys.modules.get("exceptiongroup") is not _seen_backport:
+        _seen_backport = sys.modules.get("exceptiongroup")
+        GROUPS = _find_group_classes()
+    return GROUPS
+
+
+__all__ = ["GROUPS", "PURE", "BaseExceptionGroup", "ExceptionGroup", "group_classes"]

@@ -1,0 +1,47 @@
+"""Which traceback entries are exceptstar's own, and taking them out.
+
+What exceptstar runs on the user's behalf (the ``except*`` engine, the group
+classes, ``catch()``, the command line) CPython runs in C, without frames.
+So a traceback the user reads must not show them: every path that lets an
+exception out of our machinery passes its traceback through here.
+"""
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from types import TracebackType
+    from typing import Optional
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def is_own(tb: "TracebackType") -> bool:
+    """Whether the entry's frame runs a module of this package (not a user program it executes)."""
+    filename = tb.tb_frame.f_code.co_filename
+    return filename.endswith(".py") and os.path.dirname(filename) == _PACKAGE_DIR
+
+
+def without_own(tb: "Optional[TracebackType]") -> "Optional[TracebackType]":
+    """``tb`` with every entry of ours unlinked, in place; the new first entry."""
+    while tb is not None and is_own(tb):
+        tb = tb.tb_next
+    entry = tb
+    while entry is not None:
+        after = entry.tb_next
+        while after is not None and is_own(after):
+            after = after.tb_next
+        if after is not entry.tb_next:
+            entry.tb_next = after
+        entry = after
+    return tb
+
+
+def strip(exc: BaseException) -> BaseException:
+    """Take our entries out of ``exc``'s traceback; ``exc``."""
+    tb = exc.__traceback__
+    if tb is not None:
+        kept = without_own(tb)
+        if kept is not tb:
+            exc.__traceback__ = kept
+    return exc

@@ -1,0 +1,475 @@
+"""exceptstar's own ``TracebackException``: CPython 3.13's, groups and notes included.
+
+Used on 3.8-3.10 and wherever ``EXCEPTSTAR_PURE=1``: a subclass of the running
+interpreter's class that knows every kind of group (``_classes.group_classes``)
+and notes, and lays them out exactly as CPython 3.13 does.  Frame lines are
+produced by the running interpreter's own ``StackSummary.format``, so a plain
+traceback looks the same as the interpreter's own.  ``group_lines`` (the
+``show_group`` layout) also serves the 3.11/3.12 class in ``_formatting``.
+
+Import it through ``_formatting``, which imports ``traceback`` first: on
+3.8-3.10 that import is what replaces ``traceback.TracebackException`` with
+this class (``_patches``), and it needs this module complete.
+"""
+
+import collections
+import collections.abc
+import sys
+import traceback
+
+from . import _classes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from types import TracebackType
+    from typing import IO, Any, Callable, Iterator, List, Optional, Set, Tuple, Type
+
+
+_StdTracebackException = traceback.TracebackException
+
+
+def _separate_lines(indent: str, chunk: str, split: bool) -> "List[str]":
+    if not split:
+        return [indent + chunk]
+    lines = chunk.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [indent + line + "\n" for line in lines]
+
+
+# How format_exception_only(show_group=True) lays out one node of the tree:
+# its own lines (as at depth 0: message, then notes), whether its message line
+# is split on newlines when nested (not for SyntaxErrors), and whether it can
+# have members to show (not without an exception type).
+
+
+Layout = collections.namedtuple("Layout", "lines split_message may_have_members")
+
+
+def group_lines(top: "Any", layout: "Callable[[Any], Layout]", show_group: bool, depth: int) -> "Iterator[str]":
+    """``format_exception_only(show_group=...)`` of 3.13 over a tree of nodes.
+
+    Deeper nodes are indented three spaces a level.  Iterative, so that very
+    deep nesting cannot overflow the stack.
+    """
+    stack = [(top, depth)]
+    while stack:
+        node, level = stack.pop()
+        indent = "   " * level
+        shown = layout(node)
+        for i, chunk in enumerate(shown.lines):
+            # Only the message line is split (and only below the top); notes
+            # arrive already one line a chunk.
+            yield from _separate_lines(indent, chunk, shown.split_message and level > 0 and i == 0)
+        if not shown.may_have_members or not show_group:
+            continue
+        members = node.exceptions
+        if members:
+            stack.extend((member, level + 1) for member in reversed(members))
+
+
+_CAUSE_MESSAGE = "\nThe above exception was the direct cause of the following exception:\n\n"
+
+
+_CONTEXT_MESSAGE = "\nDuring handling of the above exception, another exception occurred:\n\n"
+
+
+_StackSummary = traceback.StackSummary
+
+
+_FULL_POSITIONS = hasattr(traceback, "_walk_tb_with_full_positions")
+
+
+_EXC_TYPE_IS_PROPERTY = sys.version_info >= (3, 13)
+
+
+_SUGGESTIONS = getattr(traceback, "_compute_suggestion_error", None)
+
+
+_SUGGESTION_END = "?" if sys.version_info >= (3, 13) else ""
+
+
+_STACK_FORMAT_TAKES_KWARGS = sys.version_info >= (3, 13)
+
+
+def _safe_string(value: object, what: str, func: "Any" = str) -> str:
+    try:
+        return func(value)  # type: ignore[no-any-return]
+    except BaseException:
+        return f"<{what} {func.__name__}() failed>"
+
+
+def _truthy(exc: object) -> bool:
+    # 3.13 tests the exception's truth before following its links.
+    try:
+        return bool(exc)
+    except Exception:
+        return True
+
+
+def _members(exc: BaseException, group_types: "Tuple[type, ...]") -> "Optional[Tuple[Any, ...]]":
+    if not isinstance(exc, group_types):
+        return None
+    try:
+        return tuple(exc.exceptions)  # type: ignore[attr-defined]
+    except Exception:
+        # A subclass whose ``exceptions`` fails prints as a plain exception.
+        return None
+
+
+def _extract(tb: "Optional[TracebackType]", limit: "Optional[int]", lookup_lines: bool,
+             capture_locals: bool) -> "traceback.StackSummary":
+    if _FULL_POSITIONS:
+        # 3.11+: keep the column positions so the frames get their carets.
+        return _StackSummary._extract_from_extended_frame_gen(  # type: ignore[attr-defined,no-any-return]
+            traceback._walk_tb_with_full_positions(tb),  # type: ignore[attr-defined]
+            limit=limit, lookup_lines=lookup_lines, capture_locals=capture_locals)
+    return _StackSummary.extract(traceback.walk_tb(tb), limit=limit,
+                                 lookup_lines=lookup_lines, capture_locals=capture_locals)
+
+
+class _PrintContext:
+    """Indentation state while printing nested groups (3.13's _ExceptionPrintContext)."""
+
+    __slots__ = ("exception_group_depth", "need_close")
+
+    def __init__(self) -> None:
+        self.exception_group_depth = 0
+        self.need_close = False
+
+    def indent(self) -> str:
+        return "  " * self.exception_group_depth
+
+    def emit(self, text: "Any", margin_char: str = "|") -> "Iterator[str]":
+        prefix = self.indent()
+        if self.exception_group_depth:
+            prefix += margin_char + " "
+        if isinstance(text, str):
+            text = (text,)
+        for chunk in text:
+            # textwrap.indent with an always-true predicate, without textwrap.
+            yield "".join([prefix + line for line in chunk.splitlines(True)])
+
+
+class TracebackException(_StdTracebackException):
+    """An exception ready for rendering, groups and notes included (CPython 3.13's).
+
+    ``exceptions`` holds a ``TracebackException`` per member of a group
+    (``None`` for other exceptions) and ``__notes__`` the notes;
+    ``max_group_width`` and ``max_group_depth`` bound what ``format`` prints.
+    Members that ``format`` can never show (past the width or the depth) are
+    captured without their frames, so that huge groups stay cheap; a group
+    that (through its members) contains itself is shown as a plain
+    exception where it recurs.
+    """
+
+    exceptions: "Optional[List[TracebackException]]"
+    __notes__: "Any"
+    exc_type_qualname: "Any"
+    exc_type_module: "Any"
+
+    def __init__(
+        self,
+        exc_type: "Optional[Type[BaseException]]",
+        exc_value: "Optional[BaseException]",
+        exc_traceback: "Optional[TracebackType]",
+        *,
+        limit: "Optional[int]" = None,
+        lookup_lines: bool = True,
+        capture_locals: bool = False,
+        compact: bool = False,
+        max_group_width: int = 15,
+        max_group_depth: int = 10,
+        save_exc_type: bool = True,
+        _seen: "Optional[Set[int]]" = None,
+    ) -> None:
+        is_recursive_call = _seen is not None
+        seen: Set[int] = set() if _seen is None else _seen
+        seen.add(id(exc_value))
+        options = (limit, lookup_lines, capture_locals, max_group_width, max_group_depth,
+                   save_exc_type)
+        self._capture(exc_type, exc_value, exc_traceback, options, True)
+        self.__cause__: Optional[TracebackException] = None
+        self.__context__: Optional[TracebackException] = None
+        self.exceptions = None
+        if not is_recursive_call:
+            self._capture_related(exc_value, options, compact, seen)
+
+    def _capture(self, exc_type: "Any", exc_value: "Any", tb: "Any", options: "Any",
+                 with_frames: bool) -> None:
+        """What one exception contributes, without what it links to."""
+        limit, lookup_lines, capture_locals, width, depth, save_exc_type = options
+        self.max_group_width = width
+        self.max_group_depth = depth
+        if with_frames:
+            self.stack = _extract(tb, limit, lookup_lines, capture_locals)
+        else:
+            self.stack = _StackSummary()
+        if _EXC_TYPE_IS_PROPERTY:
+            self._exc_type = exc_type if save_exc_type else None
+        else:
+            self.exc_type = exc_type
+        self._have_exc_type = exc_type is not None
+        self.exc_type_qualname = exc_type.__qualname__ if exc_type is not None else None
+        self.exc_type_module = exc_type.__module__ if exc_type is not None else None
+        self._str = _safe_string(exc_value, "exception")
+        try:
+            self.__notes__ = getattr(exc_value, "__notes__", None)
+        except Exception as error:
+            self.__notes__ = [
+                "Ignored error getting __notes__: "
+                + _safe_string(error, "__notes__", repr)]
+        self._is_syntax_error = exc_type is not None and issubclass(exc_type, SyntaxError)
+        if self._is_syntax_error:
+            self.filename = exc_value.filename
+            lineno = exc_value.lineno
+            self.lineno = str(lineno) if lineno is not None else None
+            end_lineno = getattr(exc_value, "end_lineno", None)
+            self.end_lineno = str(end_lineno) if end_lineno is not None else None
+            self.text = exc_value.text
+            self.offset = exc_value.offset
+            self.end_offset = getattr(exc_value, "end_offset", None)
+            self.msg = exc_value.msg
+        elif _SUGGESTIONS is not None and exc_type is not None:
+            self._add_suggestion(exc_type, exc_value, tb)
+        self.__suppress_context__ = (
+            exc_value.__suppress_context__ if exc_value is not None else False)
+
+    def _add_suggestion(self, exc_type: "Any", exc_value: "Any", tb: "Any") -> None:
+        """The "Did you mean" hints that the 3.12+ traceback module adds itself."""
+        assert _SUGGESTIONS is not None
+        if issubclass(exc_type, ImportError):
+            wrong_name = getattr(exc_value, "name_from", None)
+            if wrong_name is not None:
+                suggestion = _SUGGESTIONS(exc_value, tb, wrong_name)
+                if suggestion:
+                    self._str += f". Did you mean: '{suggestion}'?"
+        elif issubclass(exc_type, (NameError, AttributeError)):
+            wrong_name = getattr(exc_value, "name", None)
+            if wrong_name is None:
+                return
+            suggestion = _SUGGESTIONS(exc_value, tb, wrong_name)
+            if suggestion:
+                self._str += f". Did you mean: '{suggestion}'?"
+            if issubclass(exc_type, NameError) and wrong_name in sys.stdlib_module_names:
+                if suggestion:
+                    self._str += f" Or did you forget to import '{wrong_name}'{_SUGGESTION_END}"
+                else:
+                    self._str += f". Did you forget to import '{wrong_name}'{_SUGGESTION_END}"
+
+    def _child(self, exc: "BaseException", options: "Any", with_frames: bool,
+               seen: "Set[int]") -> "TracebackException":
+        seen.add(id(exc))
+        child: TracebackException = type(self).__new__(type(self))
+        child._capture(type(exc), exc, exc.__traceback__, options, with_frames)
+        child.__cause__ = child.__context__ = child.exceptions = None
+        return child
+
+    def _capture_related(self, exc_value: "Any", options: "Any", compact: bool,
+                         seen: "Set[int]") -> None:
+        """Causes, contexts and members, in the order (and with the ``_seen``) of 3.13.
+
+        Iterative, so that long chains and deep nesting cannot overflow the
+        stack.  Each entry carries the depth at which ``format`` would print
+        it and whether ``format`` can print it at all; a ``None`` entry
+        closes a group, so ``open_groups`` is the chain of groups that
+        contain the current one and a member among them is a cycle.
+        """
+        group_types = _classes.group_classes()
+        width = options[3]
+        max_depth = options[4]
+        open_groups: Set[int] = set()
+        queue: List[Any] = [(self, exc_value, 0, True)]
+        while queue:
+            entry = queue.pop()
+            if entry[0] is None:
+                open_groups.discard(entry[1])
+                continue
+            te, exc, depth, visible = entry
+            if not _truthy(exc):
+                continue
+            cause = exc.__cause__
+            if cause is not None and id(cause) not in seen:
+                te.__cause__ = self._child(cause, options, visible, seen)
+            need_context = not compact or (
+                te.__cause__ is None and not exc.__suppress_context__)
+            context = exc.__context__
+            if context is not None and need_context and id(context) not in seen:
+                te.__context__ = self._child(context, options, visible, seen)
+            members = _members(exc, group_types)
+            if members is not None and id(exc) in open_groups:
+                members = None
+            if members is not None:
+                shown = visible and depth <= max_depth
+                te.exceptions = [self._child(member, options, shown and i < width, seen)
+                                 for i, member in enumerate(members)]
+            if te.__cause__ is not None:
+                queue.append((te.__cause__, cause, depth, visible))
+            if te.__context__ is not None:
+                queue.append((te.__context__, context, depth, visible))
+            if members:
+                open_groups.add(id(exc))
+                queue.append((None, id(exc)))
+                member_depth = max(depth, 1) + 1
+                queue.extend(
+                    (member_te, member, member_depth, shown and i < width)
+                    for i, (member_te, member) in enumerate(zip(te.exceptions, members)))
+
+    @property
+    def exc_type_str(self) -> "Optional[str]":
+        if not self._have_exc_type:
+            return None
+        stype: str = self.exc_type_qualname
+        module = self.exc_type_module
+        if module not in ("__main__", "builtins"):
+            if not isinstance(module, str):
+                module = "<unknown>"
+            stype = module + "." + stype
+        return stype
+
+    def __str__(self) -> str:
+        return self._str
+
+    def format_exception_only(  # type: ignore[override]
+        self, *, show_group: bool = False, _depth: int = 0, **kwargs: "Any"
+    ) -> "Iterator[str]":
+        """Format the exception part of the traceback.
+
+        Yields the message line (the lines of a syntax error), then the
+        notes; with ``show_group``, the members of a group follow,
+        recursively, indented three spaces a level.
+        """
+        return group_lines(self, _own_layout, show_group, _depth)
+
+    def _message_lines(self) -> "Iterator[str]":
+        stype = self.exc_type_str
+        if stype is None:
+            yield f"None: {self._str}\n" if self._str else "None\n"
+            return
+        if self._is_syntax_error:
+            yield from self._syntax_error_lines(stype)
+        elif self._str:
+            yield f"{stype}: {self._str}\n"
+        else:
+            yield f"{stype}\n"
+        notes = self.__notes__
+        if isinstance(notes, collections.abc.Sequence) and not isinstance(notes, (str, bytes)):
+            for note in notes:
+                for line in _safe_string(note, "note").split("\n"):
+                    yield line + "\n"
+        elif notes is not None:
+            yield _safe_string(notes, "__notes__", repr) + "\n"
+
+    def _syntax_error_lines(self, stype: str) -> "Iterator[str]":
+        if hasattr(_StdTracebackException, "_format_syntax_error"):
+            # 3.9+: the running interpreter's own layout (carets differ by version).
+            yield from self._format_syntax_error(stype)  # type: ignore[attr-defined]
+            return
+        # 3.8 has no such helper; this is its successor's layout, the same lines.
+        suffix = ""
+        if self.lineno is not None:
+            yield f'  File "{self.filename or "<string>"}", line {self.lineno}\n'
+        elif self.filename is not None:
+            suffix = f" ({self.filename})"
+        if self.text is not None:
+            rtext = self.text.rstrip("\n")
+            ltext = rtext.lstrip(" \n\f")
+            yield f"    {ltext}\n"
+            caret = (self.offset or 0) - 1 - (len(rtext) - len(ltext))
+            if caret >= 0:
+                spaces = "".join(c if c.isspace() else " " for c in ltext[:caret])
+                yield f"    {spaces}^\n"
+        yield f"{stype}: {self.msg or '<no detail available>'}{suffix}\n"
+
+    def _frames(self, kwargs: "Any") -> "List[str]":
+        if _STACK_FORMAT_TAKES_KWARGS and kwargs:
+            return self.stack.format(**kwargs)
+        return self.stack.format()
+
+    def format(  # type: ignore[override]
+        self, *, chain: bool = True, _ctx: "Optional[_PrintContext]" = None, **kwargs: "Any"
+    ) -> "Iterator[str]":
+        """Format the exception, its chain and its members, as CPython 3.13 lays them out.
+
+        If ``chain`` is false, ``__cause__`` and ``__context__`` are left out.
+        The message of the exception is always the last line of its block.
+        """
+        ctx = _PrintContext() if _ctx is None else _ctx
+        only_kwargs = {"colorize": kwargs["colorize"]} if "colorize" in kwargs else {}
+        output: List[Tuple[Optional[str], TracebackException]] = []
+        exc: Optional[TracebackException] = self
+        if chain:
+            while exc is not None:
+                if exc.__cause__ is not None:
+                    output.append((_CAUSE_MESSAGE, exc))
+                    exc = exc.__cause__
+                elif exc.__context__ is not None and not exc.__suppress_context__:
+                    output.append((_CONTEXT_MESSAGE, exc))
+                    exc = exc.__context__
+                else:
+                    output.append((None, exc))
+                    exc = None
+        else:
+            output.append((None, self))
+        for message, exc in reversed(output):
+            if message is not None:
+                yield from ctx.emit(message)
+            yield from self._format_one(exc, chain, ctx, kwargs, only_kwargs)
+
+    def _format_one(self, exc: "TracebackException", chain: bool, ctx: "_PrintContext",
+                    kwargs: "Any", only_kwargs: "Any") -> "Iterator[str]":
+        if exc.exceptions is None:
+            if exc.stack:
+                yield from ctx.emit("Traceback (most recent call last):\n")
+                yield from ctx.emit(exc._frames(kwargs))
+            yield from ctx.emit(exc.format_exception_only(**only_kwargs))
+            return
+        if ctx.exception_group_depth > self.max_group_depth:
+            yield from ctx.emit(f"... (max_group_depth is {self.max_group_depth})\n")
+            return
+        is_toplevel = ctx.exception_group_depth == 0
+        if is_toplevel:
+            ctx.exception_group_depth += 1
+        if exc.stack:
+            yield from ctx.emit("Exception Group Traceback (most recent call last):\n",
+                                margin_char="+" if is_toplevel else "|")
+            yield from ctx.emit(exc._frames(kwargs))
+        yield from ctx.emit(exc.format_exception_only(**only_kwargs))
+        count = len(exc.exceptions)
+        width = self.max_group_width
+        shown = count if count <= width else width + 1
+        ctx.need_close = False
+        for i in range(shown):
+            last = i == shown - 1
+            if last:
+                # A nested group that ends last closes the box for both.
+                ctx.need_close = True
+            truncated = i >= width
+            title = "..." if truncated else str(i + 1)
+            yield (ctx.indent() + ("+-" if i == 0 else "  ")
+                   + f"+---------------- {title} ----------------\n")
+            ctx.exception_group_depth += 1
+            if truncated:
+                remaining = count - width
+                yield from ctx.emit(
+                    f"and {remaining} more exception{'s' if remaining > 1 else ''}\n")
+            else:
+                yield from exc.exceptions[i].format(chain=chain, _ctx=ctx, **kwargs)
+            if last and ctx.need_close:
+                yield ctx.indent() + "+------------------------------------\n"
+                ctx.need_close = False
+            ctx.exception_group_depth -= 1
+        if is_toplevel:
+            ctx.exception_group_depth = 0
+
+    def print(self, *, file: "Optional[IO[str]]" = None, chain: bool = True,
+              **kwargs: "Any") -> None:
+        """Print the result of ``self.format(chain=chain)`` to ``file`` (stderr)."""
+        if file is None:
+            file = sys.stderr
+        for line in self.format(chain=chain, **kwargs):
+            print(line, file=file, end="")
+
+
+def _own_layout(node: "Any") -> Layout:
+    return Layout(node._message_lines(), not node._is_syntax_error, node._have_exc_type)

@@ -1,0 +1,242 @@
+"""The AST rewrite: every starred ``try`` becomes plain Python calling the engine.
+
+``N`` is the nesting depth, so nested statements never share names; dunder
+names escape class-private mangling::
+
+    try:
+        BODY
+    except __exceptstar__.BaseException:
+        __es_star_N__ = __exceptstar__.Star()     # takes sys.exc_info()
+        __es_part_N__ = None
+        try:
+            __es_part_N__ = __es_star_N__.match(T1)
+        except __exceptstar__.BaseException:
+            del __es_star_N__, __es_part_N__
+            __exceptstar__.hide_frames()
+            raise
+        if __es_part_N__ is not None:
+            e = __es_part_N__
+            try:
+                H1
+            except __exceptstar__.BaseException as __es_raised_N__:
+                __es_star_N__.raised(__es_raised_N__)
+            e = None
+            del e
+        ...                     (the same for every clause)
+        try:
+            __es_part_N__ = __es_star_N__.finish()
+        except ...:             (as above)
+        if __es_part_N__ is not None:
+            del __es_star_N__, __es_part_N__
+            raise
+        del __es_star_N__, __es_part_N__
+    else:
+        ELSE
+    finally:
+        FINALLY
+
+Generated nodes carry the position of the user construct they stand for (a
+clause's machinery that of its ``except*`` line), so tracebacks, line events
+and coverage only ever see the user's lines.  Transformed modules also get
+``ExceptionGroup`` and ``BaseExceptionGroup`` in their globals (unless they
+bind them) and, before 3.11, ``exc.add_note(...)`` on every exception.
+The names reached through ``__exceptstar__`` are those of ``_runtime``.
+"""
+
+import ast
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, List
+
+
+_GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
+
+
+def transform(tree: "ast.AST") -> bool:
+    """Rewrite every starred ``try`` in ``tree`` (in place); False (untouched) when there is none."""
+    if not any(_is_star_try(node) for node in ast.walk(tree)):
+        return False
+    _Rewriter().visit(tree)
+    body = getattr(tree, "body", None)
+    if isinstance(body, list) and body and any(
+        isinstance(node, ast.Name) and node.id in _GROUP_NAMES for node in ast.walk(tree)
+    ):
+        # The names go into the module's globals, not in place of each use, so
+        # that Python's own scoping decides: a local, a parameter or a module-level
+        # binding of the same name (even one that never runs, such as an import
+        # under TYPE_CHECKING) keeps its meaning, exactly as with a builtin.
+        first = 0
+        while first < len(body) and _is_prologue(body[first], first):
+            first += 1
+        at = body[first] if first < len(body) else body[-1]
+        provide = ast.Expr(ast.Call(_runtime("provide_group_names"), [], []))
+        _place([provide], at)
+        body.insert(first, provide)
+    return True
+
+
+def _is_prologue(node: "Any", index: int) -> bool:
+    """A module docstring, or a ``from __future__`` import: what must stay first."""
+    if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+        return True
+    return index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+        and isinstance(node.value.value, str)
+
+
+def _runtime(attr: str) -> "ast.expr":
+    return ast.Attribute(ast.Name("__exceptstar__", ast.Load()), attr, ast.Load())
+
+
+def _name(name: str, store: bool = False) -> "ast.Name":
+    return ast.Name(name, ast.Store() if store else ast.Load())
+
+
+def _place(nodes: "List[Any]", where: "Any", exact: bool = False) -> None:
+    """Give generated nodes (those without a position yet) the position of ``where``.
+
+    For a clause (not ``exact``) that is its ``except`` keyword only: 3.12+
+    reports an attribute load at its node's *end* line, which for a whole
+    clause would be the last line of its handler.
+    """
+    lineno, col = where.lineno, where.col_offset
+    position = {"lineno": lineno, "col_offset": col, "end_lineno": lineno,
+                "end_col_offset": col + len("except")}
+    if exact:
+        position.update(end_lineno=where.end_lineno, end_col_offset=where.end_col_offset)
+    todo = list(nodes)
+    while todo:
+        node = todo.pop()
+        if not node._attributes or hasattr(node, "lineno"):
+            continue
+        for key, value in position.items():
+            setattr(node, key, value)
+        for child in ast.iter_child_nodes(node):
+            todo.append(child)
+
+
+def _is_star_try(node: "ast.AST") -> bool:
+    kind = type(node).__name__
+    if kind == "TryStar":
+        return True
+    return kind == "Try" and any(
+        getattr(handler, "exceptstar_star", False) for handler in node.handlers  # type: ignore[attr-defined]
+    )
+
+
+
+class _Rewriter:
+    def __init__(self) -> None:
+        self.rewrite_notes = sys.version_info < (3, 11)
+        self.depth = 0
+
+    def visit(self, node: "Any") -> "Any":
+        if _is_star_try(node):
+            self.depth += 1
+            self._children(node)
+            self.depth -= 1
+            return _StarTry(node, self.depth + 1).build()
+        self._children(node)
+        if (self.rewrite_notes and isinstance(node, ast.Attribute) and node.attr == "add_note"
+                and isinstance(node.ctx, ast.Load)):
+            call = ast.Call(_runtime("note_method"), [node.value], [])
+            _place([call], node, exact=True)
+            return call
+        return node
+
+    def _children(self, node: "Any") -> None:
+        for field, old in ast.iter_fields(node):
+            if isinstance(old, list):
+                new = []
+                for item in old:
+                    if isinstance(item, ast.AST):
+                        item = self.visit(item)
+                    new.append(item)
+                old[:] = new
+            elif isinstance(old, ast.AST):
+                setattr(node, field, self.visit(old))
+
+
+class _StarTry:
+    """Builds the plain ``try`` standing for one starred ``try`` (see the module docstring)."""
+
+    def __init__(self, node: "Any", depth: int) -> None:
+        self.node = node
+        self.star, self.part, self.raised = (f"__es_{what}_{depth}__" for what in ("star", "part", "raised"))
+
+    def build(self) -> "Any":
+        node = self.node
+        clauses: List[Any] = []
+        for index, handler in enumerate(node.handlers):
+            clauses.extend(self._clause(index, handler))
+        body: List[Any] = [
+            ast.Assign([_name(self.star, True)], ast.Call(_runtime("Star"), [], [])),
+            ast.Assign([_name(self.part, True)], ast.Constant(None)),
+            *clauses,
+            *self._finish(),
+        ]
+        # No `as` name: the engine takes the exception from sys.exc_info(), and each
+        # level of except* nested in a handler then uses two of CPython's 20
+        # nested blocks, as native code does, instead of three.
+        outer = ast.ExceptHandler(_runtime("BaseException"), None, body)
+        _place([outer], node.handlers[0])
+        result = ast.Try(node.body, [outer], node.orelse, node.finalbody)
+        return ast.copy_location(result, node)
+
+    def _clause(self, index: int, handler: "Any") -> "List[Any]":
+        """Match the clause's types; if anything matched, run its body, recording what it raises."""
+        # Everything a handler raises is caught and recorded, so what follows
+        # its try always runs: no `finally` needed.
+        record = ast.ExceptHandler(
+            _runtime("BaseException"), self.raised,
+            [ast.Expr(ast.Call(self._method("raised"), [_name(self.raised)], []))],
+        )
+        run: List[Any] = []
+        cleanup: List[Any] = []
+        if handler.name:
+            run.append(ast.Assign([_name(handler.name, True)], _name(self.part)))
+            cleanup = [
+                ast.Assign([_name(handler.name, True)], ast.Constant(None)),
+                ast.Delete([ast.Name(handler.name, ast.Del())]),
+            ]
+        if sys.version_info >= (3, 10):
+            # What runs after the handler body belongs to where execution goes
+            # next (the next clause, or the end of the statement), so that line
+            # events never step back to this clause, as CPython's do not.  Not
+            # before PEP 626 (3.10): there a jump into the middle of a line's
+            # code reports no event, so the next clause's line would be lost.
+            handlers = self.node.handlers
+            after = handlers[index + 1] if index + 1 < len(handlers) else handlers[0]
+            _place([record, *cleanup], after)
+        run.append(ast.Try(handler.body, [record], [], []))
+        run.extend(cleanup)
+        generated = [self._engine_call("match", [handler.type]), ast.If(self._part_is_set(), run, [])]
+        _place(generated, handler)
+        return generated
+
+    def _finish(self) -> "List[Any]":
+        """Ask the engine what propagates and re-raise it, with a bare ``raise`` as CPython's RERAISE."""
+        return [
+            self._engine_call("finish", []),
+            ast.If(self._part_is_set(), [self._release(), ast.Raise()], []),
+            self._release(),
+        ]
+
+    def _method(self, name: str) -> "ast.expr":
+        return ast.Attribute(_name(self.star), name, ast.Load())
+
+    def _part_is_set(self) -> "ast.expr":
+        return ast.Compare(_name(self.part), [ast.IsNot()], [ast.Constant(None)])
+
+    def _release(self) -> "Any":
+        return ast.Delete([ast.Name(self.star, ast.Del()), ast.Name(self.part, ast.Del())])
+
+    def _engine_call(self, method: str, args: "List[Any]") -> "Any":
+        # Only the engine's own calls are guarded, not the handler bodies:
+        # every try around a body costs one of CPython's 20 nested blocks.
+        call = ast.Call(self._method(method), args, [])
+        on_error = ast.ExceptHandler(_runtime("BaseException"), None, [
+            self._release(), ast.Expr(ast.Call(_runtime("hide_frames"), [], [])), ast.Raise(),
+        ])
+        return ast.Try([ast.Assign([_name(self.part, True)], call)], [on_error], [], [])

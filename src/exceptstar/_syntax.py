@@ -1,0 +1,214 @@
+"""The ``except*`` forms CPython rejects, with CPython 3.13's messages and positions.
+
+A ``Problem`` is one invalid use: its message, where CPython puts it, and
+where it sits for ordering against other errors.  ``find_problems`` walks a
+parsed tree as the compiler does (break/continue/return in an ``except*``
+block, ``except`` mixed with ``except*``); the token-level problems (no types,
+unparenthesized types) come from ``_source``, which sees the tokens.
+``check_tree`` raises the one CPython reports first; ``python -m exceptstar
+check`` lists them all.
+"""
+
+import builtins
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import ast
+    from typing import Any, Dict, List, Optional, Tuple
+
+    Key = Tuple[int, int]
+    Position = Tuple[int, int, int, int]
+
+MIXED = "cannot have both 'except' and 'except*' on the same 'try'"
+NO_TYPES = "expected one or more exception types"
+NOT_PARENTHESIZED = "multiple exception types must be parenthesized"
+FLOW = "'break', 'continue' and 'return' cannot appear in an except* block"
+
+_builtin_compile = builtins.compile
+
+
+class Problem:
+    """One invalid use of ``except*``: the SyntaxError CPython raises for it (1-based offsets)."""
+
+    def __init__(self, msg: str, position: "Position", text: "Optional[str]",
+                 order: "Optional[Key]" = None) -> None:
+        self.msg = msg
+        self.position = position
+        self.text = text
+        # Where the error sits for ordering against other errors (a lost
+        # position, -1, still has a place in the source).
+        self.order = order or (position[0], position[1])
+
+    @property
+    def line(self) -> int:
+        """The line the problem is reported on, for listing problems in source order."""
+        return self.order[0]
+
+    def exception(self, filename: str) -> SyntaxError:
+        lineno, offset, end_lineno, end_offset = self.position
+        text = self.text
+        if text is None and lineno > 0:
+            # As PyErr_ProgramTextObject: compiler errors quote the file, if there is one.
+            text = _file_line(filename, lineno)
+        details: Tuple[Any, ...] = (filename, lineno, offset, text)
+        if sys.version_info >= (3, 10):
+            details += (end_lineno, end_offset)
+        return SyntaxError(self.msg, details)
+
+
+def _file_line(filename: str, lineno: int) -> "Optional[str]":
+    try:
+        with open(filename, "rb") as file:
+            for number, line in enumerate(file, 1):
+                if number == lineno:
+                    return line.decode("utf-8", "replace")
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def before(error: "Problem", other: SyntaxError) -> bool:
+    return error.order <= ((other.lineno or 0), (other.offset or 0))
+
+
+def lines(text: str) -> "List[str]":
+    """Source lines as the tokenizer numbers them (str.splitlines also breaks at \\f and others)."""
+    import io
+
+    return io.StringIO(text, newline="").readlines()
+
+
+
+
+def check_tree(tree: "ast.AST", stars: "Dict[Key, Key]", filename: str, text: "Optional[str]",
+               parser_errors: "Optional[List[Problem]]" = None, rewritten: "Optional[str]" = None,
+               mode: str = "exec") -> None:
+    """Raise the SyntaxError CPython raises first for ``except*`` misuse in ``tree``, if any."""
+    problems = find_problems(tree, stars, text, parser_errors or [])
+    if not problems:
+        return
+    first = problems[0]
+    if first.msg == FLOW and rewritten is not None:
+        # A compiler error: symbol-table errors and the compiler's own earlier
+        # errors (here, the rewritten source compiled natively) come first.
+        try:
+            _builtin_compile(rewritten, filename, mode, 0, True)
+        except SyntaxError as error:
+            if not before(first, error) or _is_symtable_error(rewritten, filename, mode):
+                raise
+    raise first.exception(filename)
+
+
+def _is_symtable_error(text: str, filename: str, mode: str) -> bool:
+    import symtable
+
+    try:
+        symtable.symtable(text, filename, mode)
+    except SyntaxError:
+        return True
+    return False
+
+
+def find_problems(tree: "ast.AST", stars: "Dict[Key, Key]", text: "Optional[str]",
+                  parser_errors: "Optional[List[Problem]]" = None) -> "List[Problem]":
+    """Every ``except*`` misuse in ``tree``: the parser's first (in source order), then the compiler's."""
+    source_lines = lines(text) if text is not None else []
+    finder = _ProblemFinder(stars, source_lines)
+    finder.statements(getattr(tree, "body", []), None, False)
+    parsing = sorted([*(parser_errors or []), *finder.parser_errors], key=lambda error: error.order)
+    return parsing + finder.compiler_errors
+
+
+class _ProblemFinder:
+    """Walks statements as the compiler does, tracking what a break/continue/return would leave."""
+
+    def __init__(self, stars: "Dict[Key, Key]", lines: "List[str]") -> None:
+        self.stars = stars
+        self.lines = lines
+        self.parser_errors: List[Problem] = []
+        self.compiler_errors: List[Problem] = []
+
+    def _line(self, row: int) -> str:
+        return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
+
+    def statements(self, body: "List[Any]", handler: "Optional[Tuple[bool, bool]]",
+                   in_function: bool) -> None:
+        """``handler``: None outside an except* block, else (inside a loop, position lost)."""
+        for node in body:
+            kind = type(node).__name__
+            if kind in ("FunctionDef", "AsyncFunctionDef"):
+                self.statements(node.body, None, True)
+            elif kind == "ClassDef":
+                self.statements(node.body, None, False)
+            elif kind in ("Try", "TryStar"):
+                self._try(node, handler, in_function)
+            elif kind in ("For", "AsyncFor", "While"):
+                inner = None if handler is None else (True, handler[1])
+                self.statements(node.body, inner, in_function)
+                self.statements(node.orelse, handler, in_function)
+            elif kind in ("With", "AsyncWith"):
+                # Leaving a `with` body runs its exit code, compiled without a
+                # location: CPython then reports the error at line -1.
+                inner = None if handler is None else (handler[0], True)
+                self.statements(node.body, inner, in_function)
+            elif kind == "Return":
+                if handler is not None and in_function:
+                    where = node.value if node.value is not None else node
+                    self._flow(where, handler[1])
+            elif kind in ("Break", "Continue"):
+                if handler is not None and not handler[0]:
+                    self._flow(node, handler[1])
+            else:
+                for field in ("body", "orelse"):
+                    self.statements(getattr(node, field, []), handler, in_function)
+                for case in getattr(node, "cases", []):
+                    self.statements(case.body, handler, in_function)
+
+    def _try(self, node: "Any", handler: "Optional[Tuple[bool, bool]]", in_function: bool) -> None:
+        kinds = [type(node).__name__ == "TryStar" or getattr(h, "exceptstar_star", False)
+                 for h in node.handlers]
+        if len(set(kinds)) > 1:
+            odd = node.handlers[kinds.index(not kinds[0])]
+            self._mixed(odd, kinds[0])
+        protected = handler
+        if handler is not None and node.finalbody:
+            protected = (handler[0], True)
+        self.statements(node.body, protected, in_function)
+        for h, is_star in zip(node.handlers, kinds):
+            self.statements(h.body, (False, False) if is_star else protected, in_function)
+        self.statements(node.orelse, protected, in_function)
+        self.statements(node.finalbody, handler, in_function)
+
+    def _mixed(self, odd: "Any", first_is_star: bool) -> None:
+        row, col = odd.lineno, odd.col_offset
+        line = self._line(row)
+        char_col = len(line.encode("utf-8")[:col].decode("utf-8", "replace")) if line else col
+        if first_is_star:
+            end_col = char_col + len("except")
+        else:
+            end_col = self.stars.get((row, col), (row, char_col + len("except*")))[1]
+        self.parser_errors.append(
+            Problem(MIXED, (row, char_col + 1, row, end_col + 1), line or None)
+        )
+
+    def _flow(self, node: "Any", lost: bool) -> None:
+        if lost:
+            position = (-1, 0, -1, 0)
+        else:
+            line = self._line(node.lineno)
+            col = _char_col(line, node.col_offset)
+            end_line = self._line(node.end_lineno)
+            end_col = _char_col(end_line, node.end_col_offset)
+            position = (node.lineno, col + 1, node.end_lineno, end_col + 1)
+        self.compiler_errors.append(
+            Problem(FLOW, position, None, (node.lineno, node.col_offset + 1))
+        )
+
+
+def _char_col(line: str, byte_col: int) -> int:
+    if not line or line.isascii():
+        return byte_col
+    return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
