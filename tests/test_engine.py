@@ -15,7 +15,7 @@ from typing import Any, Callable, List
 import pytest
 from oracle import assert_leaves_no_cycles
 
-from exceptstar import BaseExceptionGroup, ExceptionGroup, _classes, _engine
+from exceptstar import BaseExceptionGroup, ExceptionGroup, _classes
 from exceptstar._engine import Star
 
 
