@@ -1,7 +1,7 @@
 """CPython's own group and note tests from ``test_traceback.py``, run against our formatter.
 
 The tests are imported from the newest 3.11+ standard library on the machine
-(``oracle.cpython_test_dir()``), never copied.  They run in that interpreter
+(``support.cpython.folder()``), never copied.  They run in that interpreter
 with ``EXCEPTSTAR_PURE=1``, with the built-in group names and the
 ``traceback`` functions pointed at exceptstar's, so every group they build is
 one of our pure classes and every traceback they check is printed by
@@ -9,7 +9,7 @@ exceptstar's ``TracebackException``.
 
 Which tests: every test of the classes of ``test_traceback.py`` that format
 through the ``traceback`` module or ``TracebackException`` -- the group and
-note tests the issue asks for, and with them the rest of those classes, which
+note tests (what exceptstar adds), and with them the rest of those classes, which
 check that our ``TracebackException`` is still a faithful one for plain
 exceptions (syntax errors, suggestions, limits, carets, chains).  The tests
 that depend on CPython internals are listed in ``EXCLUDED`` with the reason.
@@ -23,7 +23,9 @@ import sys
 from typing import Dict, List
 
 import pytest
-from oracle import cpython_test_dir, native_python, run_python
+from support import cpython
+from support.interpreters import native_python
+from support.processes import run_python
 
 # Class defining the tests -> the concrete class that runs them through the
 # traceback module (the C-printer twins, CExcReportingTests and the like, are
@@ -82,7 +84,7 @@ print(json.dumps(results))
 
 
 def _selected() -> List[str]:
-    folder = cpython_test_dir()
+    folder = cpython.folder()
     if folder is None:
         return []
     source = (folder / "test_traceback.py").read_text(encoding="utf-8")
@@ -113,9 +115,9 @@ def results() -> Dict[str, str]:
 
 
 def test_selection_is_not_empty() -> None:
-    if cpython_test_dir() is None:
+    if cpython.folder() is None:
         pytest.skip("no CPython 3.11+ standard library on this machine")
-    # Each kind of test the issue names is there: groups, notes, TracebackException.
+    # Each kind of test that matters here is there: groups, notes, TracebackException.
     assert sum("PyExcReportingTests.test_exception_group" in name for name in SELECTED) >= 8
     assert sum("note" in name for name in SELECTED) >= 4
     assert sum(name.startswith("TestTracebackException_ExceptionGroups") for name in SELECTED) >= 7

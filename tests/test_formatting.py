@@ -29,7 +29,8 @@ from typing import Any, Dict, List
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import native_python
+from support.interpreters import native_python
+from support.processes import run_python
 
 PROGRAM = r'''
 import json
@@ -188,15 +189,9 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run(exe: str, program: Path, mode: str, cases: List[Any],
         pure: bool = True) -> List[Dict[str, str | None]]:
-    import subprocess
-
-    from oracle import SRC
-
-    env = {"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"}
-    if mode == "ours" and pure:
-        env["EXCEPTSTAR_PURE"] = "1"
-    proc = subprocess.run([exe, str(program), mode], input=json.dumps(cases), capture_output=True,
-                          text=True, env=env, timeout=120)
+    # The program runs from its file, so that its frames have source lines.
+    code = f"import runpy; runpy.run_path({str(program)!r}, run_name='__main__')"
+    proc = run_python(exe, code, pure=mode == "ours" and pure, args=(mode,), stdin=json.dumps(cases))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
@@ -258,7 +253,7 @@ def _nested(levels: int) -> Dict[str, Any]:
 
 
 def test_the_spec_example_and_its_edges(program: Path) -> None:
-    """SPEC section 3 by hand: the example, width and depth truncation, chains inside."""
+    """CPython 3.13's group layout by hand: the example, width and depth truncation, chains inside."""
     spec_example = _group("outer", [
         _leaf("ValueError", "bad value", raised=True),
         _group("inner", [_leaf("TypeError", 1), _leaf("KeyError", "k")]),

@@ -1,4 +1,4 @@
-"""Every rule of SPEC section 1 that CPython's own tests and the random trees do not reach.
+"""Every rule of CPython 3.13's exception groups that its own tests and the random trees do not reach.
 
 Each snippet runs twice: here with exceptstar's pure classes, and in the newest
 native interpreter with the built-ins (all snippets in one subprocess).  The
@@ -8,13 +8,13 @@ snippet leaves its observation in ``result``; an exception is an observation too
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from typing import Any
 
-import oracle
 import pytest
+from support.interpreters import native_python
+from support.processes import run_native, run_python
 
 import exceptstar
 from exceptstar import _groups, _notes
@@ -219,11 +219,10 @@ def run_pure(code: str) -> str:
 
 @pytest.fixture(scope="module")
 def native_results() -> dict[str, str]:
-    exe = oracle.native_python()
+    exe = native_python()
     if exe is None:
         pytest.skip("no CPython 3.11+ on this machine")
-    proc = subprocess.run([exe, "-c", RUNNER], input=json.dumps(SNIPPETS), capture_output=True, text=True,
-                          timeout=120)
+    proc = run_python(exe, RUNNER, stdin=json.dumps(SNIPPETS))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
@@ -258,7 +257,7 @@ def test_active_classes_follow_the_environment() -> None:
     code = "import exceptstar, builtins; print(exceptstar.PURE, exceptstar.ExceptionGroup is getattr(builtins, " \
            "'ExceptionGroup', None), exceptstar.ExceptionGroup.__module__)"
     for pure in (False, True):
-        out = oracle.run_python(sys.executable, code, pure=pure).stdout.split()
+        out = run_python(sys.executable, code, pure=pure).stdout.split()
         is_pure = pure or sys.version_info < (3, 11)
         assert out == [str(is_pure), str(not is_pure), "builtins"]
 
@@ -267,7 +266,7 @@ def test_import_is_light() -> None:
     code = ("import sys; before = set(sys.modules); import exceptstar; "
             "print(sorted(set(sys.modules) - before))")
     for pure in (False, True):
-        loaded = oracle.run_python(sys.executable, code, pure=pure).stdout
+        loaded = run_python(sys.executable, code, pure=pure).stdout
         for heavy in ("inspect", "typing", "ast", "tokenize", "traceback", "ctypes", "types'"):
             assert f"'{heavy}" not in loaded, loaded
 
@@ -292,7 +291,7 @@ print('freed')
 
 
 def test_very_deep_nesting_never_crashes() -> None:
-    proc = oracle.run_python(sys.executable, DEEP, pure=True, timeout=300)
+    proc = run_python(sys.executable, DEEP, pure=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split("\n") == [
         "m (1 sub-exception)",
@@ -302,8 +301,8 @@ def test_very_deep_nesting_never_crashes() -> None:
         "freed",
         "",
     ]
-    if oracle.native_python():
-        native = oracle.run_native(DEEP, timeout=300)
+    if native_python():
+        native = run_native(DEEP, timeout=300)
         assert native.stdout == proc.stdout
 
 

@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
     _Types = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
     _Key = Union[Type[BaseException], Iterable[Type[BaseException]]]
     _Handler = Callable[[BaseException], Any]
+    _ExcType = Optional[Type[BaseException]]
+    _Traceback = Optional[TracebackType]
 
 def _not_sync(handler: object, part: BaseException, result: object) -> TypeError:
     close = getattr(result, "close", None)
@@ -143,12 +145,7 @@ class catch:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(
-        self,
-        exc_type: "Optional[Type[BaseException]]",
-        exc: "Optional[BaseException]",
-        tb: "Optional[TracebackType]",
-    ) -> bool:
+    def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
         if exc is None or not self._handlers:
             return False
         star = Star(exc)
@@ -165,12 +162,7 @@ class catch:
     async def __aenter__(self) -> None:
         return None
 
-    async def __aexit__(
-        self,
-        exc_type: "Optional[Type[BaseException]]",
-        exc: "Optional[BaseException]",
-        tb: "Optional[TracebackType]",
-    ) -> bool:
+    async def __aexit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
         if exc is None or not self._handlers:
             return False
         star = Star(exc)
@@ -210,12 +202,7 @@ class suppress:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(
-        self,
-        exc_type: "Optional[Type[BaseException]]",
-        exc: "Optional[BaseException]",
-        tb: "Optional[TracebackType]",
-    ) -> "Optional[bool]":
+    def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> "Optional[bool]":
         if exc_type is None:
             return None
         if issubclass(exc_type, self._exceptions):

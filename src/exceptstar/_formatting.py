@@ -79,7 +79,7 @@ if sys.version_info >= (3, 13) and not _classes.PURE:  # pragma: no cover - mypy
 elif sys.version_info >= (3, 11) and not _classes.PURE:  # pragma: no cover - 3.11/3.12, built-in groups
     from traceback import format_exc, format_exception, print_exc, print_exception
 
-    from ._pure_traceback import Layout, group_lines
+    from ._group_layout import Layout, group_lines
 
     _StdTracebackException = traceback.TracebackException
 

@@ -4,91 +4,34 @@ Used on 3.8-3.10 and wherever ``EXCEPTSTAR_PURE=1``: a subclass of the running
 interpreter's class that knows every kind of group (``_classes.group_classes``)
 and notes, and lays them out exactly as CPython 3.13 does.  Frame lines are
 produced by the running interpreter's own ``StackSummary.format``, so a plain
-traceback looks the same as the interpreter's own.  ``group_lines`` (the
-``show_group`` layout) also serves the 3.11/3.12 class in ``_formatting``.
+traceback looks the same as the interpreter's own.
 
 Import it through ``_formatting``, which imports ``traceback`` first: on
 3.8-3.10 that import is what replaces ``traceback.TracebackException`` with
 this class (``_patches``), and it needs this module complete.
 """
 
-import collections
 import collections.abc
 import sys
 import traceback
 
 from . import _classes
+from ._group_layout import Layout, PrintContext, group_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
-    from typing import IO, Any, Callable, Iterator, List, Optional, Set, Tuple, Type
+    from typing import IO, Any, Iterator, List, Optional, Set, Tuple, Type
 
 
 _StdTracebackException = traceback.TracebackException
-
-
-def _separate_lines(indent: str, chunk: str, split: bool) -> "List[str]":
-    if not split:
-        return [indent + chunk]
-    lines = chunk.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [indent + line + "\n" for line in lines]
-
-
-# How format_exception_only(show_group=True) lays out one node of the tree:
-# its own lines (as at depth 0: message, then notes), whether its message line
-# is split on newlines when nested (not for SyntaxErrors), and whether it can
-# have members to show (not without an exception type).
-
-
-Layout = collections.namedtuple("Layout", "lines split_message may_have_members")
-
-
-def group_lines(top: "Any", layout: "Callable[[Any], Layout]", show_group: bool, depth: int) -> "Iterator[str]":
-    """``format_exception_only(show_group=...)`` of 3.13 over a tree of nodes.
-
-    Deeper nodes are indented three spaces a level.  Iterative, so that very
-    deep nesting cannot overflow the stack.
-    """
-    stack = [(top, depth)]
-    while stack:
-        node, level = stack.pop()
-        indent = "   " * level
-        shown = layout(node)
-        for i, chunk in enumerate(shown.lines):
-            # Only the message line is split (and only below the top); notes
-            # arrive already one line a chunk.
-            yield from _separate_lines(indent, chunk, shown.split_message and level > 0 and i == 0)
-        if not shown.may_have_members or not show_group:
-            continue
-        members = node.exceptions
-        if members:
-            stack.extend((member, level + 1) for member in reversed(members))
-
-
 _CAUSE_MESSAGE = "\nThe above exception was the direct cause of the following exception:\n\n"
-
-
 _CONTEXT_MESSAGE = "\nDuring handling of the above exception, another exception occurred:\n\n"
-
-
 _StackSummary = traceback.StackSummary
-
-
 _FULL_POSITIONS = hasattr(traceback, "_walk_tb_with_full_positions")
-
-
 _EXC_TYPE_IS_PROPERTY = sys.version_info >= (3, 13)
-
-
 _SUGGESTIONS = getattr(traceback, "_compute_suggestion_error", None)
-
-
 _SUGGESTION_END = "?" if sys.version_info >= (3, 13) else ""
-
-
 _STACK_FORMAT_TAKES_KWARGS = sys.version_info >= (3, 13)
 
 
@@ -126,29 +69,6 @@ def _extract(tb: "Optional[TracebackType]", limit: "Optional[int]", lookup_lines
             limit=limit, lookup_lines=lookup_lines, capture_locals=capture_locals)
     return _StackSummary.extract(traceback.walk_tb(tb), limit=limit,
                                  lookup_lines=lookup_lines, capture_locals=capture_locals)
-
-
-class _PrintContext:
-    """Indentation state while printing nested groups (3.13's _ExceptionPrintContext)."""
-
-    __slots__ = ("exception_group_depth", "need_close")
-
-    def __init__(self) -> None:
-        self.exception_group_depth = 0
-        self.need_close = False
-
-    def indent(self) -> str:
-        return "  " * self.exception_group_depth
-
-    def emit(self, text: "Any", margin_char: str = "|") -> "Iterator[str]":
-        prefix = self.indent()
-        if self.exception_group_depth:
-            prefix += margin_char + " "
-        if isinstance(text, str):
-            text = (text,)
-        for chunk in text:
-            # textwrap.indent with an always-true predicate, without textwrap.
-            yield "".join([prefix + line for line in chunk.splitlines(True)])
 
 
 class TracebackException(_StdTracebackException):
@@ -387,14 +307,14 @@ class TracebackException(_StdTracebackException):
         return self.stack.format()
 
     def format(  # type: ignore[override]
-        self, *, chain: bool = True, _ctx: "Optional[_PrintContext]" = None, **kwargs: "Any"
+        self, *, chain: bool = True, _ctx: "Optional[PrintContext]" = None, **kwargs: "Any"
     ) -> "Iterator[str]":
         """Format the exception, its chain and its members, as CPython 3.13 lays them out.
 
         If ``chain`` is false, ``__cause__`` and ``__context__`` are left out.
         The message of the exception is always the last line of its block.
         """
-        ctx = _PrintContext() if _ctx is None else _ctx
+        ctx = PrintContext() if _ctx is None else _ctx
         only_kwargs = {"colorize": kwargs["colorize"]} if "colorize" in kwargs else {}
         output: List[Tuple[Optional[str], TracebackException]] = []
         exc: Optional[TracebackException] = self
@@ -416,7 +336,7 @@ class TracebackException(_StdTracebackException):
                 yield from ctx.emit(message)
             yield from self._format_one(exc, chain, ctx, kwargs, only_kwargs)
 
-    def _format_one(self, exc: "TracebackException", chain: bool, ctx: "_PrintContext",
+    def _format_one(self, exc: "TracebackException", chain: bool, ctx: "PrintContext",
                     kwargs: "Any", only_kwargs: "Any") -> "Iterator[str]":
         if exc.exceptions is None:
             if exc.stack:
