@@ -17,6 +17,24 @@ if sys.version_info < (3, 11):
 
     _patches.activate()
 
+# What __getattr__ returns, for type checkers: without these imports every lazy
+# name would have __getattr__'s type, ``object``.  TYPE_CHECKING is a constant
+# of ours (type checkers treat any such name as true) so that ``typing`` stays
+# unimported.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from ._catch import catch, suppress
+    from ._formatting import (
+        TracebackException,
+        format_exc,
+        format_exception,
+        format_exception_only,
+        print_exc,
+        print_exception,
+    )
+    from ._hook import install, uninstall
+    from ._transform import compile
+
 # Public name -> private module that defines it, imported on first access.
 _LAZY = {
     "catch": "._catch",
