@@ -18,7 +18,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
     _Types = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
     _Key = Union[Type[BaseException], Iterable[Type[BaseException]]]
-    _Handler = Callable[[BaseException], Any]
+    from ._classes import BaseExceptionGroup, ExceptionGroup
+
+    # A handler is called with the matched part, always a group: one annotated
+    # for either group class (of any members) is accepted, one for a plain
+    # exception is refused.  It may return an awaitable (``async with``).
+    _Handler = Union[Callable[[BaseExceptionGroup[Any]], object], Callable[[ExceptionGroup[Any]], object]]
+    # What the handlers are to the code that calls them with a part.
+    _Call = Callable[[Any], object]
     _ExcType = Optional[Type[BaseException]]
     _Traceback = Optional[TracebackType]
 
@@ -104,7 +111,7 @@ class catch:
             raise TypeError(
                 f"catch() argument must be a mapping, not {type(handlers).__name__}"
             ) from None
-        entries: List[Tuple[_Types, _Handler]] = []
+        entries: List[Tuple[_Types, _Call]] = []
         for key, handler in items:
             types: _Types
             if isinstance(key, type):
@@ -122,7 +129,7 @@ class catch:
             entries.append((types, handler))
         self._handlers = entries
 
-    def _run_handlers(self, star: Star) -> "Iterator[Tuple[_Handler, object, BaseException]]":
+    def _run_handlers(self, star: Star) -> "Iterator[Tuple[_Call, object, BaseException]]":
         """Call each handler whose key matches a part, in order, recording what it raises.
 
         A handler that returns an awaitable is yielded as ``(handler, awaitable,

@@ -17,9 +17,15 @@ import sys
 
 PURE = sys.version_info < (3, 11) or os.environ.get("EXCEPTSTAR_PURE", "") not in ("", "0")
 
+TYPE_CHECKING = False
+
 # Ordered so that a type checker targeting 3.11+ sees the (generic) built-ins.
 if sys.version_info < (3, 11):
-    from ._groups import BaseExceptionGroup, ExceptionGroup
+    if TYPE_CHECKING:  # pragma: no cover
+        # For type checkers the classes are generic, typed as the built-ins are.
+        from ._group_types import BaseExceptionGroup, ExceptionGroup
+    else:
+        from ._groups import BaseExceptionGroup, ExceptionGroup
 elif not PURE:
     import builtins
 
@@ -28,7 +34,6 @@ elif not PURE:
 else:
     from ._groups import BaseExceptionGroup, ExceptionGroup  # type: ignore[assignment]
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import List, Tuple
 
