@@ -24,7 +24,16 @@ from . import _classes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import IO, Any, Iterator, List, Optional, Tuple
+    from types import TracebackType
+    from typing import IO, Any, Iterator, List, Optional, Tuple, Type
+
+# typing.overload for type checkers; at run time (no ``typing`` import) the last
+# definition is the function.  In this order linters see typing's decorator.
+if not TYPE_CHECKING:
+    def overload(func: object) -> object:
+        return func
+else:  # pragma: no cover
+    from typing import overload
 
 __all__ = [
     "TracebackException",
@@ -56,6 +65,16 @@ def _parse_value_tb(exc: object, value: object, tb: object) -> "Tuple[Any, Any]"
     return value, tb
 
 
+# Each function takes the exception alone or the (type, value, tb) triple, as
+# the standard library's do since 3.10: one overload per call form, as typeshed
+# declares them, so that type checkers of any target accept both.
+@overload
+def _format_exception_only(
+    exc: "Optional[Type[BaseException]]", /, value: "Optional[BaseException]" = ..., *,
+    show_group: bool = False,
+) -> "List[str]": ...
+@overload
+def _format_exception_only(exc: BaseException, /, *, show_group: bool = False) -> "List[str]": ...
 def _format_exception_only(
     exc: "Any", /, value: "Any" = _sentinel, *, show_group: bool = False, **kwargs: "Any"
 ) -> "List[str]":
@@ -119,6 +138,17 @@ elif sys.version_info >= (3, 11) and not _classes.PURE:  # pragma: no cover - 3.
 else:
     from ._pure_traceback import TracebackException
 
+    @overload
+    def print_exception(
+        exc: "Optional[Type[BaseException]]", /, value: "Optional[BaseException]" = ...,
+        tb: "Optional[TracebackType]" = ..., limit: "Optional[int]" = None,
+        file: "Optional[IO[str]]" = None, chain: bool = True,
+    ) -> None: ...
+    @overload
+    def print_exception(
+        exc: BaseException, /, *, limit: "Optional[int]" = None, file: "Optional[IO[str]]" = None,
+        chain: bool = True,
+    ) -> None: ...
     def print_exception(
         exc: "Any", /, value: "Any" = _sentinel, tb: "Any" = _sentinel,
         limit: "Optional[int]" = None, file: "Optional[IO[str]]" = None, chain: bool = True,
@@ -132,6 +162,15 @@ else:
         te = TracebackException(type(value), value, tb, limit=limit, compact=True)
         te.print(file=file, chain=chain)
 
+    @overload
+    def format_exception(
+        exc: "Optional[Type[BaseException]]", /, value: "Optional[BaseException]" = ...,
+        tb: "Optional[TracebackType]" = ..., limit: "Optional[int]" = None, chain: bool = True,
+    ) -> "List[str]": ...
+    @overload
+    def format_exception(
+        exc: BaseException, /, *, limit: "Optional[int]" = None, chain: bool = True,
+    ) -> "List[str]": ...
     def format_exception(
         exc: "Any", /, value: "Any" = _sentinel, tb: "Any" = _sentinel,
         limit: "Optional[int]" = None, chain: bool = True, **kwargs: "Any",

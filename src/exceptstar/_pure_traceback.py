@@ -21,7 +21,9 @@ from ._group_layout import Layout, PrintContext, group_lines
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
-    from typing import IO, Any, Iterator, List, Optional, Set, Tuple, Type
+    from typing import IO, Any, Iterator, List, Optional, Set, Tuple, Type, TypeVar
+
+    _Self = TypeVar("_Self", bound="TracebackException")
 
 
 _StdTracebackException = traceback.TracebackException
@@ -114,6 +116,28 @@ class TracebackException(_StdTracebackException):
         self.exceptions = None
         if not is_recursive_call:
             self._capture_related(exc_value, options, compact, seen)
+
+    @classmethod
+    def from_exception(
+        cls: "Type[_Self]",
+        exc: BaseException,
+        *,
+        limit: "Optional[int]" = None,
+        lookup_lines: bool = True,
+        capture_locals: bool = False,
+        compact: bool = False,
+        max_group_width: int = 15,
+        max_group_depth: int = 10,
+    ) -> "_Self":
+        """Capture ``exc``, its chain and its members (the options of 3.13's).
+
+        The interpreter's own method passes these through too; declaring them
+        tells type checkers of 3.8-3.10 targets, whose ``from_exception`` has
+        no group options, that they exist.
+        """
+        return cls(type(exc), exc, exc.__traceback__, limit=limit, lookup_lines=lookup_lines,
+                   capture_locals=capture_locals, compact=compact,
+                   max_group_width=max_group_width, max_group_depth=max_group_depth)
 
     def _capture(self, exc_type: "Any", exc_value: "Any", tb: "Any", options: "Any",
                  with_frames: bool) -> None:
