@@ -1,4 +1,12 @@
-"""Cases 1-3: constructing groups, and split/subgroup of flat and nested ones."""
+"""Cases 1-3: constructing groups, and split/subgroup of flat and nested ones.
+
+``construct_small`` builds groups of 1, 2, 5 and 10 members (one iteration
+builds all four); ``construct_distinct`` a group of 10,000 members of 10,000
+distinct classes (every member type new to the type pass); ``split_deep`` and
+``split_deep_4x`` split groups nested 1,200 and 4,800 levels deep (each level
+[ValueError, next level]): a side that cannot (RecursionError) reports the
+row unavailable, and the two depths together show the cost per level.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +16,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import List, Type
 
-    from _timing import Rows
+    from _timing import Row, Rows
 
 LEAVES = 1000
 DEPTH = 50
+SMALL = (1, 2, 5, 10)
+DISTINCT = 10_000
+DEEP = 1200
 
 
 def flat_group(eg_type: Type[BaseException]) -> BaseException:
@@ -28,6 +39,39 @@ def nested_group(eg_type: Type[BaseException]) -> BaseException:
     for level in range(DEPTH - 2, -1, -1):
         group = eg_type(f"level {level}", [ValueError(level), TypeError(level), group])
     return group
+
+
+def deep_group(eg_type: Type[BaseException], depth: int) -> BaseException:
+    """``depth`` levels of [ValueError, next level]; the innermost is [ValueError, TypeError]."""
+    group = eg_type("bottom", [ValueError(-1), TypeError(-1)])
+    for level in range(depth - 1):
+        group = eg_type("level", [ValueError(level), group])
+    return group
+
+
+def deep_row(eg_type: Type[BaseException], depth: int) -> Row:
+    """split(TypeError) of a ``depth``-deep group, or why this side cannot do it."""
+    try:
+        group = deep_group(eg_type, depth)
+        split = group.split  # type: ignore[attr-defined]
+        matched, rest = split(TypeError)
+    except RecursionError as error:
+        return f"RecursionError at depth {depth}: {error}"
+    assert matched is not None and rest is not None
+    level, count = matched, 0
+    while True:  # the match keeps every level, down to the one TypeError
+        count += 1
+        inner = [e for e in level.exceptions if isinstance(e, eg_type)]
+        if not inner:
+            break
+        level = inner[0]
+    assert count == depth, count
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            split(TypeError)
+
+    return run
 
 
 def build(side: str) -> Rows:
@@ -48,6 +92,22 @@ def build(side: str) -> Rows:
         for _ in range(n):
             eg_type("bench", leaves)
 
+    small = [[ValueError(i) for i in range(size)] for size in SMALL]
+    small_1, small_2, small_5, small_10 = small
+
+    def construct_small(n: int) -> None:
+        for _ in range(n):
+            eg_type("a", small_1)
+            eg_type("b", small_2)
+            eg_type("c", small_5)
+            eg_type("d", small_10)
+
+    distinct = [type(f"E{i}", (ValueError,), {})(i) for i in range(DISTINCT)]
+
+    def construct_distinct(n: int) -> None:
+        for _ in range(n):
+            eg_type("distinct", distinct)
+
     def split(n: int) -> None:
         for _ in range(n):
             split_flat(ValueError)
@@ -62,9 +122,13 @@ def build(side: str) -> Rows:
 
     return {
         "construct": construct,
+        "construct_small": construct_small,
+        "construct_distinct": construct_distinct,
         "split_flat": split,
         "subgroup_flat": subgroup,
         "split_nested": split_deep,
+        "split_deep": deep_row(eg_type, DEEP),
+        "split_deep_4x": deep_row(eg_type, 4 * DEEP),
     }
 
 
