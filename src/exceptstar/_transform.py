@@ -20,7 +20,22 @@ from ._syntax import Problem, before, check_tree, find_problems
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Any, List, Tuple, Union
+    import os
+    from types import CodeType
+    from typing import Any, List, Literal, Tuple, Union
+
+    from _typeshed import ReadableBuffer
+
+    _Source = Union[str, ReadableBuffer, ast.Module, ast.Expression, ast.Interactive]
+    _Filename = Union[str, ReadableBuffer, "os.PathLike[Any]"]
+
+# typing.overload for type checkers; at run time (no ``typing`` import) the last
+# definition is the function.  In this order linters see typing's decorator.
+if not TYPE_CHECKING:
+    def overload(func: object) -> object:
+        return func
+else:  # pragma: no cover
+    from typing import overload
 
 
 __all__ = ["compile", "has_except_star"]
@@ -42,6 +57,16 @@ def _future_flags() -> int:
     return _FUTURE_FLAGS
 
 
+# The built-in's result types: code, or with ast.PyCF_ONLY_AST (1024) a tree.
+@overload
+def compile(source: "_Source", filename: "_Filename", mode: str, flags: "Literal[0]" = 0,
+            dont_inherit: bool = False, optimize: int = -1) -> "CodeType": ...
+@overload
+def compile(source: "_Source", filename: "_Filename", mode: str, flags: "Literal[1024]",
+            dont_inherit: bool = False, optimize: int = -1) -> "ast.AST": ...
+@overload
+def compile(source: "_Source", filename: "_Filename", mode: str, flags: int,
+            dont_inherit: bool = False, optimize: int = -1) -> "Any": ...
 def compile(
     source: "Any",
     filename: "Any",
