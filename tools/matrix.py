@@ -1,84 +1,140 @@
 """Run the whole test suite on every CPython 3.8-3.13 found on this machine.
 
-One virtual environment per interpreter under ``.venvs/``, exceptstar installed
-into it (editable) with the test tools, then pytest.  The newest interpreter
-also runs ``mypy --strict`` and ``ruff`` (``tests/test_lint.py``, told by
-``EXCEPTSTAR_REQUIRE_LINT`` that skipping is a failure there).
+One virtual environment per interpreter under ``.venvs/`` (``$EXCEPTSTAR_VENVS``
+to put them elsewhere), exceptstar installed into it (editable) with the test
+tools, then pytest; as many interpreters at once as there are cores.  The
+newest interpreter also runs ``mypy --strict`` and ``ruff``
+(``tests/test_lint.py``, told by ``EXCEPTSTAR_REQUIRE_LINT`` that skipping is a
+failure there).  Only the environments of the interpreters asked for are built,
+plus those the tests use as a reference.
 
-Prints one summary line per interpreter and a closing ``N passed, N failed``
-line.  Exits non-zero when any interpreter fails, or when no interpreter below
-3.11 or none from 3.11 on is found: the project exists to bridge the two.
+Prints each step as it starts, one summary line per interpreter and a closing
+``N passed, N failed`` line.  Exits non-zero when any interpreter fails, or
+when no interpreter below 3.11 or none from 3.11 on is found: the project
+exists to bridge the two.
 
-    python3 tools/matrix.py [-k EXPR] [--only 3.10] [pytest args...]
+    python3 tools/matrix.py [--only 3.10] [--jobs N] [pytest args...]
 """
 
 from __future__ import annotations
 
 import argparse
-import glob
 import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
-VENVS = ROOT / ".venvs"
-MINORS = range(8, 14)
+sys.path.insert(0, str(ROOT))
+from tests.support.interpreters import find_interpreters  # noqa: E402
+
+VENVS = Path(os.environ.get("EXCEPTSTAR_VENVS") or ROOT / ".venvs").resolve()
+# The pyproject.toml extras installed everywhere, and those only the newest interpreter adds.
+# Packages for some versions only belong in an extra behind environment markers (as IPython
+# is for 3.8-3.10); a new kind of environment is a new extra named here.
+EXTRAS = ["test"]
+LINT_EXTRAS = ["lint"]
+# Environments that tests run by path rather than through native_python(): test_print_paths.py
+# compares with .venvs/py313, which has the exceptiongroup backport installed.
+NAMED_BY_TESTS = [(3, 13)]
+HEARTBEAT = 60.0
+
+Version = Tuple[int, int]
 
 
-def find_interpreters() -> dict[tuple[int, int], str]:
-    """Newest patch release of each supported minor version: pyenv first, then PATH."""
-    found: dict[tuple[int, int], str] = {}
-    pyenv_root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
-    for minor in MINORS:
-        candidates = sorted(
-            glob.glob(os.path.join(pyenv_root, "versions", f"3.{minor}.*", "bin", f"python3.{minor}")),
-            key=lambda p: [int(x) for x in re.findall(r"\d+", p.split("versions")[1])[:3]],
-        )
-        # A pyenv "system" shim would answer for whatever is global; only real binaries count.
-        on_path = shutil.which(f"python3.{minor}")
-        if on_path and "shims" not in on_path:
-            candidates.append(on_path)
-        for exe in reversed(candidates):
-            try:
-                out = subprocess.run(
-                    [exe, "-c", "import sys, platform; print(platform.python_implementation(), *sys.version_info[:2])"],
-                    capture_output=True, text=True, timeout=30,
-                ).stdout.split()
-            except (OSError, subprocess.TimeoutExpired):
-                continue
-            if out == ["CPython", "3", str(minor)]:
-                found[(3, minor)] = exe
-                break
-    return found
+def name(version: Version) -> str:
+    return f"{version[0]}.{version[1]}"
 
 
-def requirements_stamp(version: tuple[int, int]) -> str:
+def shown(path: Path) -> str:
+    return os.path.relpath(path, ROOT) if ROOT in path.parents else str(path)
+
+
+class Progress:
+    """Flushed, time-stamped step lines, and every minute a line saying what is still running."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.lock = threading.Lock()
+        self.running: dict[str, tuple[str, float, Path | None]] = {}
+        self.stopped = threading.Event()
+        threading.Thread(target=self._heartbeat, daemon=True).start()
+
+    def clock(self, since: float | None = None) -> str:
+        seconds = int(time.monotonic() - (self.start if since is None else since))
+        return f"{seconds // 60}:{seconds % 60:02d}"
+
+    def print(self, text: str) -> None:
+        with self.lock:
+            print(text, flush=True)
+
+    def step(self, version: Version, what: str, log: Path | None = None) -> None:
+        self.running[name(version)] = (what, time.monotonic(), log)
+        self.print(f"[{self.clock()}] {name(version)}: {what}" + (f" (log {shown(log)})" if log else ""))
+
+    def done(self, version: Version) -> None:
+        self.running.pop(name(version), None)
+
+    def _heartbeat(self) -> None:
+        # A pytest run is minutes of silence otherwise; its log tells how far it is.
+        while not self.stopped.wait(HEARTBEAT):
+            parts = []
+            for version, (what, since, log) in sorted(self.running.copy().items()):
+                percent = re.findall(r"\[\s*(\d+)%\]", log.read_text(errors="replace")) if log and log.exists() else []
+                parts.append(f"{version} {what} {self.clock(since)}" + (f" {percent[-1]}%" if percent else ""))
+            if parts:
+                self.print(f"[{self.clock()}] still running: " + "; ".join(parts))
+
+
+def requirements_stamp(version: Version) -> str:
     """What the environment's contents depend on: pyproject.toml less its [tool.*] tables."""
     text = (ROOT / "pyproject.toml").read_text()
     packaging = re.sub(r"(?ms)^\[tool\..*?(?=^\[(?!tool\.)|\Z)", "", text)
     return hashlib.sha256((packaging + repr(version)).encode()).hexdigest()
 
 
-def ensure_venv(version: tuple[int, int], exe: str, lint: bool) -> Path:
-    """Create or refresh the environment; reinstall only when pyproject.toml changed."""
+def bundled_pip_too_old(venv: Path) -> bool:
+    # Editable installs from pyproject.toml alone (PEP 660) need pip 21.3; the pip that venv
+    # bundles is older only on old patch releases, so the others skip the upgrade's seconds.
+    for dist in venv.glob("lib/python3.*/site-packages/pip-*.dist-info"):
+        return tuple(int(x) for x in re.findall(r"\d+", dist.name)[:2]) < (21, 3)
+    return True
+
+
+def ensure_venv(version: Version, exe: str, lint: bool, progress: Progress) -> Path:
+    """Create or refresh the environment; reinstall only when pyproject.toml or the extras changed."""
     venv = VENVS / f"py{version[0]}{version[1]}"
     python = venv / "bin" / "python"
     stamp_file = venv / ".exceptstar-stamp"
-    stamp = requirements_stamp(version) + ("+lint" if lint else "")
+    extras = EXTRAS + (LINT_EXTRAS if lint else [])
+    stamp = requirements_stamp(version) + "".join(f"+{extra}" for extra in extras[1:])
     if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
+        progress.step(version, f"environment {shown(venv)} up to date")
         return python
+    log = VENVS / f"build-{name(version)}.log"
+    progress.step(version, f"creating {shown(venv)}")
     if venv.exists():
         shutil.rmtree(venv)
-    subprocess.run([exe, "-m", "venv", str(venv)], check=True)
-    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    extras = "test,lint" if lint else "test"
-    subprocess.run([*pip, "-e", f"{ROOT}[{extras}]"], check=True)
+    with log.open("w") as out:
+        def run(*cmd: str) -> None:
+            out.write(f"$ {' '.join(cmd)}\n")
+            out.flush()
+            subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=True)
+
+        run(exe, "-m", "venv", str(venv))
+        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
+        if bundled_pip_too_old(venv):
+            progress.step(version, "upgrading pip", log)
+            run(*pip, "--upgrade", "pip")
+        progress.step(version, f"installing exceptstar[{','.join(extras)}]", log)
+        run(*pip, "-e", f"{ROOT}[{','.join(extras)}]")
     stamp_file.write_text(stamp)
     return python
 
@@ -105,49 +161,94 @@ def run_pytest(python: Path, lint: bool, extra: list[str], log: Path) -> dict[st
     return counts
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", action="append", default=[], help="run only these versions, e.g. 3.10")
-    args, extra = parser.parse_known_args()
+class Matrix:
+    """The selected interpreters' runs, each waiting only for the environments it needs."""
 
-    interpreters = find_interpreters()
-    old = [v for v in interpreters if v < (3, 11)]
-    new = [v for v in interpreters if v >= (3, 11)]
-    if not old or not new:
-        print("matrix: need at least one CPython below 3.11 and one from 3.11 on; found: "
-              + (", ".join(f"{a}.{b}" for a, b in sorted(interpreters)) or "none"))
-        return 2
-    selected = sorted(interpreters)
-    if args.only:
-        selected = [v for v in selected if f"{v[0]}.{v[1]}" in args.only]
-    lint_version = max(interpreters)
+    def __init__(self, interpreters: dict[Version, str], lint_version: Version, extra: list[str]) -> None:
+        self.interpreters = interpreters
+        self.lint_version = lint_version
+        self.extra = extra
+        self.progress = Progress()
+        self.builds: dict[Version, Future[Path]] = {}
+        self.passed = self.failed = 0
+        self.failures: list[str] = []
 
-    VENVS.mkdir(exist_ok=True)
-    # Every environment first: some tests run the newest one as their reference.
-    pythons = {version: ensure_venv(version, interpreters[version], version == lint_version)
-               for version in sorted(interpreters)}
-    total_passed = total_failed = 0
-    failures = []
-    for version in selected:
-        name = f"{version[0]}.{version[1]}"
-        lint = version == lint_version
+    def build(self, version: Version) -> Path:
+        try:
+            return ensure_venv(version, self.interpreters[version], version == self.lint_version, self.progress)
+        finally:
+            self.progress.done(version)
+
+    def test(self, version: Version, needs: list[Version]) -> None:
         start = time.monotonic()
-        python = pythons[version]
-        log = VENVS / f"pytest-{name}.log"
-        counts = run_pytest(python, lint, extra, log)
+        lint = version == self.lint_version
+        log = VENVS / f"pytest-{name(version)}.log"
+        counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "returncode": 1}
+        broken = [needed for needed in [version, *needs] if self.builds[needed].exception() is not None]
+        if broken:
+            log = VENVS / f"build-{name(broken[0])}.log"
+            self.progress.print(f"[{self.progress.clock()}] {name(version)}: building the {name(broken[0])} "
+                                f"environment failed: {self.builds[broken[0]].exception()}")
+        else:
+            self.progress.step(version, "pytest running" + (" with mypy and ruff" if lint else ""), log)
+            counts = run_pytest(self.builds[version].result(), lint, self.extra, log)
+            self.progress.done(version)
         failed = counts["failed"] + counts["errors"]
         ok = counts["returncode"] == 0 and failed == 0 and counts["passed"] > 0
-        if not ok:
-            failures.append(name)
-            failed = max(failed, 1)
-            print(log.read_text()[-6000:])
-        total_passed += counts["passed"]
-        total_failed += failed
-        print(f"CPython {name}: {'ok  ' if ok else 'FAIL'} {counts['passed']} passed, {failed} failed, "
-              f"{counts['skipped']} skipped ({time.monotonic() - start:.0f} s; log {log.relative_to(ROOT)})",
-              flush=True)
-    print(f"{total_passed} passed, {total_failed} failed")
-    return 1 if failures else 0
+        with self.progress.lock:
+            if not ok:
+                self.failures.append(name(version))
+                failed = max(failed, 1)
+                print(log.read_text(errors="replace")[-6000:] if log.exists() else f"(no {shown(log)})")
+            self.passed += counts["passed"]
+            self.failed += failed
+            print(f"CPython {name(version)}: {'ok  ' if ok else 'FAIL'} {counts['passed']} passed, {failed} failed, "
+                  f"{counts['skipped']} skipped ({time.monotonic() - start:.0f} s; log {shown(log)})", flush=True)
+
+    def run(self, selected: list[Version], references: list[Version], jobs: int) -> None:
+        # Builds are queued before every test, references first, so a test that waits for
+        # one never holds back the worker that would build it.
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for version in dict.fromkeys([*references, *selected]):
+                self.builds[version] = pool.submit(self.build, version)
+            tests = [pool.submit(self.test, version, references) for version in selected]
+            for future in tests:
+                future.result()
+        self.progress.stopped.set()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", action="append", default=[], metavar="3.X",
+                        help="run only these versions (repeatable); the others' environments are not built")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="interpreters tested at once (default: one per core, %(default)s here)")
+    args, extra = parser.parse_known_args()
+
+    print("matrix: looking for CPython 3.8-3.13 (pyenv, then PATH)", flush=True)
+    interpreters = find_interpreters()
+    found = [name(v) for v in sorted(interpreters)]
+    print(f"matrix: found {' '.join(found) or 'none'}", flush=True)
+    if not any(v < (3, 11) for v in interpreters) or not any(v >= (3, 11) for v in interpreters):
+        print("matrix: need at least one CPython below 3.11 and one from 3.11 on")
+        return 2
+    unknown = [v for v in args.only if v not in found]
+    if unknown:
+        print(f"matrix: --only {' '.join(unknown)}: no such interpreter found")
+        return 2
+    selected = [v for v in sorted(interpreters) if not args.only or name(v) in args.only]
+    references = [v for v in NAMED_BY_TESTS if v in interpreters]
+    also = [name(v) for v in references if v not in selected]
+    jobs = max(1, min(args.jobs, len(selected) + len(also)))
+    print(f"matrix: testing {' '.join(name(v) for v in selected)}"
+          + (f" (building {' '.join(also)} too: the tests compare with it)" if also else "")
+          + f", {jobs} at once; environments and logs in {shown(VENVS)}", flush=True)
+
+    VENVS.mkdir(parents=True, exist_ok=True)
+    matrix = Matrix(interpreters, max(interpreters), extra)
+    matrix.run(selected, references, jobs)
+    print(f"{matrix.passed} passed, {matrix.failed} failed")
+    return 1 if matrix.failures else 0
 
 
 if __name__ == "__main__":

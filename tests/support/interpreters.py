@@ -1,0 +1,66 @@
+"""The CPython interpreters on this machine: the one place that finds them.
+
+Used by the tests (their native reference), ``tools/matrix.py`` and
+``bench/run.py``; standard library only, and valid on 3.8.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv"))
+MINORS = range(8, 14)
+
+
+def version_key(path: str) -> list[int]:
+    """Sort key of a pyenv path by the version in its ``versions/X.Y.Z`` folder."""
+    match = re.search(r"versions/(\d+)\.(\d+)\.(\d+)", path)
+    return [int(x) for x in match.groups()] if match else [0]
+
+
+def find_interpreters() -> dict[tuple[int, int], str]:
+    """Newest patch release of each CPython 3.8-3.13: pyenv first, then PATH."""
+    found: dict[tuple[int, int], str] = {}
+    for minor in MINORS:
+        candidates = sorted(glob.glob(str(PYENV_ROOT / "versions" / f"3.{minor}.*" / "bin" / f"python3.{minor}")),
+                            key=version_key)
+        # A pyenv "system" shim would answer for whatever is global; only real binaries count.
+        on_path = shutil.which(f"python3.{minor}")
+        if on_path and "shims" not in on_path:
+            candidates.insert(0, on_path)
+        for exe in reversed(candidates):
+            try:
+                out = subprocess.run(
+                    [exe, "-c", "import sys, platform; print(platform.python_implementation(), *sys.version_info[:2])"],
+                    capture_output=True, text=True, timeout=30,
+                ).stdout.split()
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if out == ["CPython", "3", str(minor)]:
+                found[(3, minor)] = exe
+                break
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def native_python() -> str | None:
+    """The newest CPython 3.11+ under pyenv, else the running one if it is 3.11+: the tests' reference.
+
+    The bare interpreter, not an environment: the tests put ``src`` on its
+    ``PYTHONPATH`` themselves.
+    """
+    candidates = sorted(glob.glob(str(PYENV_ROOT / "versions" / "3.1[1-9].*" / "bin" / "python3")),
+                        key=version_key)[::-1]
+    if sys.version_info >= (3, 11):
+        candidates.append(sys.executable)
+    for exe in candidates:
+        if Path(exe).exists():
+            return exe
+    return None
