@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 USAGE = """\
 usage: python -m exceptstar demo
+       python -m exceptstar --version
        python -m exceptstar run script.py [args...]
        python -m exceptstar run -m module [args...]
        python -m exceptstar run -c code [args...]
@@ -43,6 +44,14 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
     if command in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0
+    if command in ("-V", "--version"):
+        from ._version import __version__
+
+        sys.stdout.write(f"exceptstar {__version__}\n")
+        return 0
+    if command not in ("demo", "check"):
+        # A typo is named, not just answered with the usage text.
+        sys.stderr.write(f"exceptstar: unknown command {command!r}\n")
     sys.stderr.write(USAGE)
     return 2
 
@@ -52,13 +61,16 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
 def run(args: "List[str]") -> int:
     from . import _hook
 
+    if args[:1] in (["-h"], ["--help"]):
+        sys.stdout.write(USAGE)
+        return 0
     _hook.install()
     if not args:
         return _console()
     if args[0] == "-m" and len(args) > 1:
         sys.argv = [args[1], *args[2:]]
         sys.path[0] = os.getcwd()
-        return _run_module(args[1])
+        return _run_module(args[1], True)
     if args[0] == "-c" and len(args) > 1:
         sys.argv = ["-c", *args[2:]]
         sys.path[0] = ""
@@ -74,6 +86,11 @@ def run(args: "List[str]") -> int:
         return 2
     path = args[0]
     sys.argv = list(args)
+    if _is_import_path(path):
+        # A directory or a zip file (zipapp): python runs its __main__ module,
+        # with the path itself first on sys.path (3.9+: joined to the cwd).
+        sys.path[0] = os.path.join(os.getcwd(), path) if sys.version_info >= (3, 9) else path
+        return _run_module("__main__", False)
     sys.path[0] = os.path.dirname(os.path.realpath(path))
     try:
         with open(path, "rb") as file:
@@ -87,7 +104,59 @@ def run(args: "List[str]") -> int:
     if sys.version_info >= (3, 9):
         # 3.9+ give the script an absolute __file__, which tracebacks then show.
         path = os.path.abspath(path)
+    try:
+        source = _as_file_runner_reads(source, path)
+    except SyntaxError as error:
+        return _report(error)
     return _run_source(source, path, path)
+
+
+def _is_import_path(path: str) -> bool:
+    """Whether ``path`` is a sys.path entry (a folder, a zip file), as python decides what to run."""
+    for hook in sys.path_hooks:
+        try:
+            hook(path)
+        except ImportError:
+            continue
+        return True
+    return False
+
+
+def _as_file_runner_reads(source: bytes, path: str) -> bytes:
+    """``source`` as ``python FILE`` reads it, or the SyntaxError it gives for the file.
+
+    The interpreter reads a script through its file tokenizer, not ``compile``:
+    a NUL byte is a SyntaxError on 3.12+ and, before, ends its line there (the
+    rest of the line, newline included, is never seen); a coding cookie naming
+    no codec is an "encoding problem".
+    """
+    nul = source.find(b"\0")
+    if nul >= 0:
+        if sys.version_info >= (3, 12):
+            lineno = source.count(b"\n", 0, nul) + 1
+            start = source.rfind(b"\n", 0, nul) + 1
+            text = source[start:nul].decode("utf-8", "replace")
+            raise SyntaxError("source code cannot contain null bytes", (path, lineno, 0, text, lineno, 0))
+        import re
+
+        source = re.sub(rb"\0[^\n]*\n?", b"", source)
+    import io
+    import tokenize
+
+    try:
+        tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError as error:
+        message = str(error)
+        if not message.startswith("unknown encoding: "):
+            return source  # compile reports it, in the interpreter's words
+        problem = f"encoding problem: {message[len('unknown encoding: '):]}"
+        if sys.version_info >= (3, 9):
+            raise SyntaxError(problem) from None
+        # 3.8 names the cookie's line: the first, or else the second.
+        first = source.split(b"\n", 1)[0].decode("latin-1")
+        lineno = 1 if tokenize.cookie_re.match(first) else 2
+        raise SyntaxError(problem, (path, lineno, 0, None)) from None
+    return source
 
 
 def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
@@ -125,26 +194,39 @@ def _run_source(source: bytes, filename: str, path: "Optional[str]") -> int:
         exec(code, namespace)
     except SystemExit:
         raise
-    except BaseException as error:
-        return _report(error)
-    return 0
+    except BaseException as caught:
+        uncaught = caught
+    else:
+        return 0
+    return _report(uncaught)
 
 
-def _run_module(name: str) -> int:
+def _run_module(name: str, alter_argv: bool) -> int:
     import runpy
 
+    # The program's __main__ starts as the interpreter's does, not as ours
+    # (python -m exceptstar's own globals).
+    _fresh_main(None)
     try:
         # What `python -m` itself calls: its frames show in tracebacks there too.
-        runpy._run_module_as_main(name, alter_argv=True)  # type: ignore[attr-defined]
+        runpy._run_module_as_main(name, alter_argv=alter_argv)  # type: ignore[attr-defined]
     except SystemExit:
         raise
-    except BaseException as error:
-        return _report(error)
-    return 0
+    except BaseException as caught:
+        uncaught = caught
+    else:
+        return 0
+    return _report(uncaught)
 
 
 def _report(error: BaseException) -> int:
-    """Print an uncaught exception as the interpreter does, without our frames; the exit status."""
+    """Print an uncaught exception as the interpreter does, without our frames; the exit status.
+
+    Called after the ``except`` block that caught ``error`` has ended: while it
+    is the handled exception, 3.8 attaches every new exception (even one raised
+    and caught inside the printing code) by walking ``error``'s ``__context__``
+    chain, and a chain that loops back on itself makes that walk endless.
+    """
     from . import _classes, _frames
 
     tb = _frames.strip(error).__traceback__
@@ -234,15 +316,33 @@ def _python_files(paths: "List[str]") -> "List[str]":
     for path in paths:
         if os.path.isdir(path):
             for folder, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+                dirs[:] = sorted(d for d in dirs if not _skipped_folder(folder, d))
                 files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(".py"))
         else:
             files.append(path)
     return files
 
 
+# Folders of installed or generated code, never the project's own.
+_SKIPPED = frozenset(("__pycache__", "site-packages", "dist-packages", "node_modules", "__pypackages__"))
+
+
+def _skipped_folder(parent: str, name: str) -> bool:
+    """Hidden folders, caches, and environments (a venv has pyvenv.cfg, a conda env conda-meta)."""
+    if name.startswith(".") or name in _SKIPPED:
+        return True
+    folder = os.path.join(parent, name)
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in ("pyvenv.cfg", "conda-meta"))
+
+
 def check_file(path: str) -> "List[Any]":
-    """(line, message) of every invalid ``except*`` use in ``path``, in source order."""
+    """(line, message) of every invalid ``except*`` use in ``path``, in line order.
+
+    When there is none, the file is also compiled as ``run`` would compile it,
+    so that what passes ``check`` also compiles: the compiler's own errors
+    (``async with`` outside an async function, say) and the nesting limit of
+    transformed code are reported too.
+    """
     from . import _transform
 
     try:
@@ -252,9 +352,15 @@ def check_file(path: str) -> "List[Any]":
         return [(0, f"cannot read: {error.strerror}")]
     if not _transform.has_except_star(source):
         return []
+    nul = source.find(b"\0")
+    if nul >= 0:
+        # As the interpreter reading the file (3.12+): compile() itself says
+        # "source code string" and 3.8-3.10 raise ValueError.
+        return [(source.count(b"\n", 0, nul) + 1, "SyntaxError: source code cannot contain null bytes")]
     try:
-        return [(problem.line, problem.msg) for problem in _transform.problems(source, path)]
+        found = [(problem.line, problem.msg) for problem in _transform.problems(source, path)]
+        if not found:
+            _transform.compile_source(source, path, "exec")
     except SyntaxError as error:
         return [(error.lineno or 0, f"{type(error).__name__}: {error.msg}")]
-    except (UnicodeDecodeError, LookupError) as error:  # bad coding cookie or bytes
-        return [(0, f"SyntaxError: {error}")]
+    return sorted(found, key=lambda item: item[0])

@@ -21,10 +21,12 @@ import _imp
 import marshal
 import os
 import sys
+import zipimport
 
 # MAGIC_NUMBER and cache_from_source come from the (always loaded) module that
 # defines them, not from importlib.util, which would add ~6 ms to interpreter
 # start-up when install() runs from sitecustomize.
+from importlib import _bootstrap_external
 from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source
 from importlib.machinery import PathFinder, SourceFileLoader
 
@@ -36,7 +38,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from importlib.machinery import ModuleSpec
     from types import CodeType, ModuleType
-    from typing import List, Optional, Sequence, Set, Tuple
+    from typing import Any, List, Optional, Sequence, Set, Tuple
 
 __all__ = ["install", "uninstall"]
 
@@ -129,6 +131,39 @@ def _name_cache(fullname: str, path: str) -> None:
         module.__cached__ = path  # type: ignore[union-attr]
 
 
+class ExceptStarZipLoader:
+    """Source modules inside a zip file (zipapps, eggs): zipimport's loader, ``except*`` compiled by us.
+
+    Everything but the code comes from the zipimporter (source for tracebacks,
+    resources, data).  Transformed code is not cached: a zip is not written to.
+    """
+
+    def __init__(self, importer: "zipimport.zipimporter", origin: str) -> None:
+        self._importer = importer
+        self._origin = origin
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._importer, name)
+
+    def __repr__(self) -> str:
+        return f"<ExceptStarZipLoader for {self._origin!r}>"
+
+    def create_module(self, spec: "ModuleSpec") -> None:
+        return None
+
+    def exec_module(self, module: "ModuleType") -> None:
+        exec(self.get_code(module.__name__), module.__dict__)
+
+    def get_code(self, fullname: str) -> "CodeType":
+        source: bytes = self._importer.get_data(self._origin)
+        if not _transform.has_except_star(source):
+            return self._importer.get_code(fullname)
+        try:
+            return _transform.compile_source(source, self._origin, "exec")[0]  # type: ignore[no-any-return]
+        except SyntaxError as error:
+            raise error.with_traceback(None) from None
+
+
 class ExceptStarFinder:
     """Finds modules as ``PathFinder`` does; gives the covered source modules our loader."""
 
@@ -162,18 +197,51 @@ class ExceptStarFinder:
 
     def find_spec(self, fullname: str, path: "Optional[Sequence[str]]" = None,
                   target: "Optional[ModuleType]" = None) -> "Optional[ModuleSpec]":
+        if fullname == "runpy" and self.everything:
+            return _runpy_spec(path, target)
         if not self._covers_name(fullname):
             return None
-        spec = PathFinder.find_spec(fullname, path, target)
-        if spec is None or type(spec.loader) is not SourceFileLoader or spec.origin is None:
+        try:
+            spec = PathFinder.find_spec(fullname, path, target)
+        except SyntaxError:
+            # zipimport compiles a module just to make its spec, so one with
+            # except* fails there; the spec is then made here.
+            spec = _zip_spec(fullname, path)
+            if spec is None:
+                raise
+        if spec is None or spec.origin is None or not self._covers_origin(fullname, spec.origin):
             return spec
-        if not self._covers_origin(fullname, spec.origin):
-            return spec
-        spec.loader = ExceptStarLoader(fullname, spec.origin)
+        if type(spec.loader) is SourceFileLoader:
+            spec.loader = ExceptStarLoader(fullname, spec.origin)
+        elif isinstance(spec.loader, zipimport.zipimporter) and spec.origin.endswith(".py"):
+            spec.loader = ExceptStarZipLoader(spec.loader, spec.origin)
         return spec
 
     def invalidate_caches(self) -> None:
         pass
+
+
+def _zip_spec(fullname: str, path: "Optional[Sequence[str]]") -> "Optional[ModuleSpec]":
+    """The spec zipimport would give a source module in a zip file on ``path``, made without compiling it."""
+    from importlib.machinery import ModuleSpec
+
+    name = fullname.rpartition(".")[2]
+    for entry in sys.path if path is None else path:
+        importer = sys.path_importer_cache.get(entry)
+        if not isinstance(importer, zipimport.zipimporter):
+            continue
+        base = os.path.join(importer.archive, importer.prefix, name)
+        for origin, is_package in ((os.path.join(base, "__init__.py"), True), (base + ".py", False)):
+            try:
+                importer.get_data(origin)
+            except OSError:
+                continue
+            spec = ModuleSpec(fullname, importer, origin=origin, is_package=is_package)  # type: ignore[arg-type]
+            spec.has_location = True
+            if is_package:
+                spec.submodule_search_locations = [base]
+            return spec
+    return None
 
 
 def _stdlib_dirs() -> "Tuple[str, ...]":
@@ -214,6 +282,7 @@ def install(*packages: str) -> None:
         finder.packages.update(packages)
     else:
         finder.everything = True
+        _cover_direct_loading()
 
 
 def install_paths(*paths: str) -> None:
@@ -231,3 +300,66 @@ def uninstall() -> None:
         while _finder in sys.meta_path:
             sys.meta_path.remove(_finder)
         _finder = None
+    _uncover_direct_loading()
+
+
+# --- loading that bypasses sys.meta_path ----------------------------------------
+#
+# Two ways of running a file never ask a finder: a loader made by
+# importlib.util.spec_from_file_location() (then exec_module), and
+# runpy.run_path() on a file, which calls compile() itself.  install() without
+# arguments covers both: the first by giving such specs our loader (only when
+# the caller named no loader), the second by giving runpy exceptstar's compile.
+# runpy is patched when it is loaded, not imported for this (it costs 7-14 ms);
+# on 3.11+ (only under EXCEPTSTAR_PURE=1) it is frozen and reaches no finder,
+# so there only an already loaded runpy is covered.
+
+_spec_from_file_location = _bootstrap_external.spec_from_file_location
+
+
+def _covered_spec_from_file_location(*args: "Any", **kwargs: "Any") -> "Optional[ModuleSpec]":
+    spec: Optional[ModuleSpec] = _spec_from_file_location(*args, **kwargs)
+    named_loader = len(args) > 2 or kwargs.get("loader") is not None
+    if (spec is not None and not named_loader and type(spec.loader) is SourceFileLoader
+            and spec.origin is not None and _finder is not None
+            and _finder._covers_origin(spec.name, spec.origin)):
+        spec.loader = ExceptStarLoader(spec.name, spec.origin)
+    return spec
+
+
+def _modules_with_spec_from_file_location() -> "List[ModuleType]":
+    util = sys.modules.get("importlib.util")
+    return [_bootstrap_external] + ([util] if util is not None else [])
+
+
+class _RunpyLoader(SourceFileLoader):
+    """Loads runpy as usual, then makes its ``compile`` exceptstar's."""
+
+    def exec_module(self, module: "ModuleType") -> None:
+        super().exec_module(module)
+        vars(module)["compile"] = _transform.compile
+
+
+def _runpy_spec(path: "Optional[Sequence[str]]", target: "Optional[ModuleType]") -> "Optional[ModuleSpec]":
+    spec = PathFinder.find_spec("runpy", path, target)
+    if spec is not None and type(spec.loader) is SourceFileLoader and spec.origin is not None:
+        spec.loader = _RunpyLoader("runpy", spec.origin)
+    return spec
+
+
+def _cover_direct_loading() -> None:
+    for module in _modules_with_spec_from_file_location():
+        if vars(module).get("spec_from_file_location") is _spec_from_file_location:
+            vars(module)["spec_from_file_location"] = _covered_spec_from_file_location
+    runpy = sys.modules.get("runpy")
+    if runpy is not None:
+        vars(runpy)["compile"] = _transform.compile
+
+
+def _uncover_direct_loading() -> None:
+    for module in _modules_with_spec_from_file_location():
+        if vars(module).get("spec_from_file_location") is _covered_spec_from_file_location:
+            vars(module)["spec_from_file_location"] = _spec_from_file_location
+    runpy = sys.modules.get("runpy")
+    if runpy is not None and vars(runpy).get("compile") is _transform.compile:
+        del vars(runpy)["compile"]

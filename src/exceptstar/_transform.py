@@ -170,7 +170,9 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
 def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
     """Every invalid ``except*`` use in ``source`` (not just the first), on any version.
 
-    A syntax error of another kind ends the list: past it nothing can be parsed.
+    With a syntax error of another kind the tree is lost, so the list is the
+    tokenizer's ``except*`` problems (anywhere in the file) and that error,
+    named by its class (``IndentationError``, ``TabError``, ...).
     """
     text = source_text(source, filename)
     scan = Scan(text)
