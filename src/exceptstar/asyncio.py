@@ -1,0 +1,55 @@
+"""``exceptstar.asyncio``: what raises exception groups in asyncio, as CPython 3.13 has it.
+
+- ``TaskGroup``, ``timeout``, ``timeout_at``, ``Timeout`` (3.11) and the
+  ``TimeoutError`` that ``timeout()`` raises;
+- ``cancelling(task)`` and ``uncancel(task)``: 3.11's ``Task.cancelling()`` and
+  ``Task.uncancel()`` as functions, for tasks that lack the methods;
+- ``open_connection`` and ``create_connection`` (on the running loop) with
+  ``all_errors`` (3.12).
+
+On 3.11+ the names are asyncio's own (``exceptstar.asyncio.TaskGroup is
+asyncio.TaskGroup``), except with ``EXCEPTSTAR_PURE=1``, where exceptstar's
+implementation is used with its pure-Python groups; the connection functions
+are the native ones from 3.12 on.  Nothing imports this module but the user:
+``import exceptstar`` stays cheap.
+"""
+
+import sys
+
+from . import PURE
+from ._asyncio_cancel import cancelling, uncancel
+
+__all__ = [
+    "TaskGroup",
+    "Timeout",
+    "TimeoutError",
+    "cancelling",
+    "create_connection",
+    "open_connection",
+    "timeout",
+    "timeout_at",
+    "uncancel",
+]
+
+if sys.version_info >= (3, 11) and not PURE:
+    from asyncio import TaskGroup, Timeout, timeout, timeout_at
+    from builtins import TimeoutError
+else:
+    from ._asyncio_taskgroup import TaskGroup
+    from ._asyncio_timeout import Timeout, TimeoutError, timeout, timeout_at
+
+if sys.version_info >= (3, 12):
+    import asyncio as _asyncio
+    from asyncio import open_connection
+
+    TYPE_CHECKING = False
+    if TYPE_CHECKING:  # pragma: no cover
+        from typing import Any, Optional, Tuple
+
+    async def create_connection(
+        protocol_factory: "Any", host: "Optional[str]" = None, port: "Optional[Any]" = None, **kwds: "Any"
+    ) -> "Tuple[_asyncio.BaseTransport, _asyncio.BaseProtocol]":
+        """``loop.create_connection(...)`` on the running loop (which has ``all_errors``)."""
+        return await _asyncio.get_running_loop().create_connection(protocol_factory, host, port, **kwds)
+else:
+    from ._asyncio_connect import create_connection, open_connection
