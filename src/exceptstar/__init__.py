@@ -51,15 +51,18 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'exceptstar' has no attribute {name!r}")
-    import importlib
+# Hidden from type checkers: they would take any misspelt name for one that
+# __getattr__ returns, typed ``object``.
+if not TYPE_CHECKING:
+    def __getattr__(name: str) -> object:
+        module_name = _LAZY.get(name)
+        if module_name is None:
+            raise AttributeError(f"module 'exceptstar' has no attribute {name!r}")
+        import importlib
 
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
+        value = getattr(importlib.import_module(module_name, __name__), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> "list[str]":

@@ -97,11 +97,33 @@ def compile_source(source: "Any", filename: "Any", mode: str, flags: int = 0,
         data = bytes(source) if not isinstance(source, str) else source
         if not has_except_star(data):
             return _builtin_compile(source, filename, mode, flags, True, optimize), False
+    elif not NATIVE_SYNTAX or not _has_try_star(source):
+        return _builtin_compile(source, filename, mode, flags, True, optimize), False
+    # The trees built here are large (a node object per construct, and the
+    # rewrite's), acyclic, and dropped as a whole when this returns: the cyclic
+    # garbage collector, which the allocations would set off over and over
+    # (each pass over every young node), is paused while they live.  Paused,
+    # not forced off: it is enabled again only if it was, whatever is raised.
+    import gc
+
+    enabled = gc.isenabled()
+    if enabled:
+        gc.disable()
+    try:
+        return _compile_tree(source, filename, mode, flags, optimize)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
+                  optimize: int) -> "Tuple[Any, bool]":
+    """``compile_source`` for source that may use ``except*`` (text or a 3.11+ tree)."""
+    if isinstance(source, (str, bytes, bytearray, memoryview)):
+        data = bytes(source) if not isinstance(source, str) else source
         tree: Any = parse(data, _filename_text(filename), mode, flags)
     else:
         tree = source
-        if not NATIVE_SYNTAX or not _has_try_star(tree):
-            return _builtin_compile(source, filename, mode, flags, True, optimize), False
         check_tree(tree, {}, _filename_text(filename), None)
     from ._rewrite import transform
 
