@@ -209,11 +209,11 @@ class suppress:
     def __enter__(self) -> None:
         return None
 
-    # bool, not Optional[bool]: type checkers then know that the with statement
-    # may swallow, and that the code after it is reachable.
+    # bool, as typeshed declares contextlib.suppress's: type checkers then know
+    # that the with statement may swallow, so the code after it is reachable.
     def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
         if exc_type is None:
-            return False
+            return None  # type: ignore[return-value]  # what contextlib's returns
         if issubclass(exc_type, self._exceptions):
             return True
         if issubclass(exc_type, group_classes()):

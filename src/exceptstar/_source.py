@@ -67,35 +67,49 @@ def source_text(source: "Union[str, bytes]", filename: str = "<unknown>") -> str
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def quick_scan(text: str) -> "Optional[Tuple[str, Dict[Key, Key]]]":
-    """Every ``except`` + ``*`` in the text taken as a clause: the source without the
-    stars and where they were, as ``Scan`` gives them; None when one is certainly
-    not a clause as written (then only the tokenizer can tell).
+# `except` + `*` where a clause can be: first on its line, only whitespace
+# before it (an `except` clause starts a logical line, which starts a physical
+# one).  An `except*` after anything else on its line (a comment, a string, an
+# expression) is not a clause, so it is left as it is: the parser then either
+# accepts the file (it was in a comment or a string) or rejects it, and the
+# tokenizer (``Scan``) reports why.  Lines end at \n, \r\n or \r, as the tokenizer's.
+_CLAUSE = r"(?:(?<=[\r\n])|\A)[ \t\f]*(except)(?:[ \t\f]|\\\r?\n|\\\r)*\*"
 
-    The caller checks that the parsed tree has a handler at each place.
+
+def quick_scan(text: str) -> "Optional[Tuple[str, Dict[Key, Key]]]":
+    """Every line-initial ``except`` + ``*`` taken as a clause: the source without
+    those stars and where they were, as ``Scan`` gives them; None when one is
+    certainly not a clause as written (then only the tokenizer can tell).
+
+    The caller checks that the parsed tree has a handler at each place.  One
+    pass over the text: rows are counted as the matches go, the text is rebuilt
+    from slices.
     """
     import re
 
-    text_lines = lines(text)
-    starts = [0]
-    for line in text_lines:
-        starts.append(starts[-1] + len(line))
-    chars = list(text)
     stars: Dict[Key, Key] = {}
-    row = 0
-    for match in re.finditer(r"(?<![\w.])except(?:[ \t\f]|\\\r?\n|\\\r)*\*", text):
-        begin, star = match.start(), match.end() - 1
-        while starts[row + 1] <= begin:
-            row += 1
-        star_row = row
-        while starts[star_row + 1] <= star:
-            star_row += 1
-        if star + 1 < len(text) and text[star + 1] in "*=":
+    pieces: List[str] = []
+    done = 0  # the text before this offset is in pieces
+    row, row_start = 1, 0  # the row (1-based) and offset of the line being counted to
+    newline = re.compile(r"\r\n?|\n")
+    size = len(text)
+    for match in re.finditer(_CLAUSE, text):
+        begin, star = match.start(1), match.end() - 1
+        if star + 1 < size and text[star + 1] in "*=":
             return None  # `**` or `*=`: not a clause
-        col = begin - starts[row]
-        stars[(row + 1, len(text_lines[row][:col].encode("utf-8")))] = (star_row + 1, star - starts[star_row] + 1)
-        chars[star] = " "
-    return "".join(chars), stars
+        for end in newline.finditer(text, row_start, begin):
+            row, row_start = row + 1, end.end()
+        key = (row, len(text[row_start:begin].encode("utf-8")))
+        for end in newline.finditer(text, row_start, star):
+            row, row_start = row + 1, end.end()
+        stars[key] = (row, star - row_start + 1)
+        pieces.append(text[done:star])
+        pieces.append(" ")
+        done = star + 1
+    if not stars:
+        return text, stars
+    pieces.append(text[done:])
+    return "".join(pieces), stars
 
 
 class Scan:
@@ -158,23 +172,27 @@ class Scan:
             self.errors.append(Problem(NO_TYPES, (row, col + 1, row, col + 2), self._line(row)))
             return
         depth = 0
-        commas = []
-        for tok in tokens[start:]:
+        commas = []  # their indices in tokens
+        # By index, not over a copy of the rest of the file: one clause's scan is
+        # as long as the clause, so the whole file's is linear.
+        for index in range(start, len(tokens)):
+            tok = tokens[index]
             if _bracket(tok) > 0:
                 depth += 1
             elif _bracket(tok) < 0:
                 depth -= 1
             elif depth == 0 and tok.string == ",":
-                commas.append(tok)
+                commas.append(index)
             elif (depth == 0 and tok.string == ":") or tok.string == "\n" or depth < 0:
                 break
         else:
             return
         if not commas or tok.string != ":":
             return
-        if any(tokens[tokens.index(comma) + 1].string in (":", "as") for comma in commas):
+        if any(tokens[index + 1].string in (":", "as") for index in commas):
             return  # `except* A,:` is plain invalid syntax, the parser's to report
-        for comma in commas:
+        for index in commas:
+            comma = tokens[index]
             # `A, B` -> `A| B`: still one expression, so the rest of the file parses.
             edits.append((comma.start[0], comma.start[1], "|"))
         row, col = _expression_start(tokens, start)
@@ -211,9 +229,32 @@ def mark(tree: "ast.AST", stars: "Dict[Key, Key]") -> int:
     import ast
 
     found = 0
-    if stars:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ExceptHandler) and (node.lineno, node.col_offset) in stars:
-                node.exceptstar_star = True  # type: ignore[attr-defined]
-                found += node.type is not None
+    if not stars:
+        return found
+    # Handlers are only in try statements, and statements only in statement
+    # lists: descend only into the statements whose lines hold a star, rather
+    # than visiting every node of the tree.
+    from bisect import bisect_left
+
+    rows = sorted({row for row, _ in stars})
+    body = getattr(tree, "body", None)
+    todo = [body] if type(body) is list else []
+    while todo:
+        for node in todo.pop():
+            if not isinstance(node, ast.stmt):
+                continue
+            first = bisect_left(rows, node.lineno)
+            if first == len(rows) or rows[first] > (node.end_lineno or node.lineno):
+                continue  # no star on this statement's lines
+            for handler in getattr(node, "handlers", ()):
+                if (handler.lineno, handler.col_offset) in stars:
+                    handler.exceptstar_star = True  # type: ignore[attr-defined]
+                    found += handler.type is not None
+                todo.append(handler.body)
+            for field in ("body", "orelse", "finalbody"):
+                body = getattr(node, field, None)
+                if type(body) is list:
+                    todo.append(body)
+            for case in getattr(node, "cases", ()):
+                todo.append(case.body)
     return found
