@@ -53,6 +53,21 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
 
+# First in a transformed module: with builtins that lack __exceptstar__
+# (exec(code, {"__builtins__": {...}})) the module binds it in its globals,
+# found without a single name lookup (see _runtime.Anchor).  `if` rather than
+# a bare expression, which mode "single" would print.
+_FIND_RUNTIME = """\
+try:
+    if __exceptstar__:
+        pass
+except:
+    for __exceptstar__ in ().__class__.__base__.__subclasses__():
+        if __exceptstar__.__module__ == "exceptstar._runtime" and __exceptstar__.__name__ == "Anchor":
+            break
+    __exceptstar__ = __exceptstar__.runtime
+"""
+
 
 def transform(tree: "ast.AST") -> bool:
     """Rewrite every starred ``try`` in ``tree`` (in place); False (untouched) when there is none."""
@@ -74,6 +89,13 @@ def transform(tree: "ast.AST") -> bool:
         provide = ast.Expr(ast.Call(_runtime("provide_group_names"), [], []))
         _place([provide], at)
         body.insert(first, provide)
+    if isinstance(body, list) and body:
+        first = 0
+        while first < len(body) and _is_prologue(body[first], first):
+            first += 1
+        find_runtime = ast.parse(_FIND_RUNTIME).body
+        _place(find_runtime, body[first] if first < len(body) else body[-1])
+        body[first:first] = find_runtime
     return True
 
 

@@ -1,0 +1,101 @@
+"""Ways of loading a file that ``install()`` covers besides a plain import.
+
+Modules inside zip files, ``importlib.util.spec_from_file_location`` +
+``exec_module``, and ``runpy.run_path`` (a file, a folder, a zip file): each
+runs a module that uses ``except*`` with the result the native interpreter
+gives the same program.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+from support.interpreters import native_python
+from support.processes import run_python
+
+PURE = sys.version_info >= (3, 11)
+
+MODULE = textwrap.dedent("""\
+    seen = []
+    try:
+        raise ExceptionGroup("eg", [ValueError(1), TypeError(2)])
+    except* ValueError as e:
+        seen.append(repr(e))
+    except* TypeError as e:
+        seen.append(repr(e.exceptions))
+    RESULT = " ".join(seen)
+    """)
+
+DRIVER = textwrap.dedent("""\
+    import sys
+    {setup}
+    import importlib.util, runpy
+    root = sys.argv[1]
+    sys.path.insert(0, root + "/lib.zip")
+    import zipped, zippkg.inner
+    print("zip", zipped.RESULT, zippkg.inner.RESULT, zippkg.__path__, zippkg.inner.__file__)
+    print("source for tracebacks", zipped.__loader__.get_source("zipped").splitlines()[1])
+    spec = importlib.util.spec_from_file_location("by_location", root + "/star.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    print("location", module.RESULT)
+    print("run_path file", runpy.run_path(root + "/star.py")["RESULT"])
+    print("run_path folder", runpy.run_path(root + "/app")["RESULT"])
+    print("run_path zip", runpy.run_path(root + "/app.pyz")["RESULT"])
+    """)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "star.py").write_text(MODULE)
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__main__.py").write_text(MODULE)
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as archive:
+        archive.writestr("zipped.py", MODULE)
+        archive.writestr("zippkg/__init__.py", "")
+        archive.writestr("zippkg/inner.py", MODULE)
+    with zipfile.ZipFile(tmp_path / "app.pyz", "w") as archive:
+        archive.writestr("__main__.py", MODULE)
+    return tmp_path
+
+
+def test_loaders_covered_as_native(tree: Path) -> None:
+    native = native_python()
+    if native is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    reference = run_python(native, DRIVER.format(setup=""), args=(str(tree),))
+    assert reference.returncode == 0, reference.stderr
+    ours = run_python(sys.executable, DRIVER.format(setup="import exceptstar; exceptstar.install()"),
+                      pure=PURE, args=(str(tree),))
+    assert (ours.stdout, ours.stderr, ours.returncode) == (reference.stdout, reference.stderr, 0)
+    assert "zip ExceptionGroup('eg', [ValueError(1)])" in ours.stdout
+
+
+def test_uninstall_restores_the_direct_loaders(tree: Path) -> None:
+    code = textwrap.dedent(f"""\
+        import importlib.util, runpy, exceptstar
+        before = (importlib.util.spec_from_file_location, vars(runpy).get("compile"))
+        exceptstar.install()
+        assert importlib.util.spec_from_file_location is not before[0]
+        exceptstar.uninstall()
+        assert (importlib.util.spec_from_file_location, vars(runpy).get("compile")) == before
+        spec = importlib.util.spec_from_file_location("m", {str(tree / 'star.py')!r})
+        print(type(spec.loader).__name__)
+        """)
+    ours = run_python(sys.executable, code, pure=PURE)
+    assert ours.stdout == "SourceFileLoader\n", ours.stderr
+
+
+def test_install_for_one_package_leaves_direct_loading_alone(tree: Path) -> None:
+    code = textwrap.dedent(f"""\
+        import importlib.util, runpy, exceptstar
+        exceptstar.install("somepkg")
+        spec = importlib.util.spec_from_file_location("m", {str(tree / 'star.py')!r})
+        print(type(spec.loader).__name__, "compile" in vars(runpy))
+        """)
+    ours = run_python(sys.executable, code, pure=PURE)
+    assert ours.stdout == "SourceFileLoader False\n", ours.stderr
