@@ -11,10 +11,8 @@ the code that uses it.
 import builtins
 import sys
 
-from . import _classes
-# What transformed code calls: __exceptstar__.Star, __exceptstar__.interrupted.
-from ._engine import Star as Star
-from ._engine import interrupted as interrupted
+from . import _classes, _frames
+from ._engine import Star as Star  # what transformed code calls: __exceptstar__.Star
 from ._notes import add_note, add_note_default
 
 TYPE_CHECKING = False
@@ -57,6 +55,31 @@ def provide_group_names() -> None:
     module_globals = sys._getframe(1).f_globals
     module_globals.setdefault("ExceptionGroup", ExceptionGroup)
     module_globals.setdefault("BaseExceptionGroup", BaseExceptionGroup)
+
+
+def hide_frames() -> None:
+    """Drop exceptstar's frames from the traceback of the exception being handled.
+
+    Run by a transformed ``try`` on whatever leaves its ``except*`` clauses: a
+    TypeError for invalid types, or an error of a group's own ``split``, then
+    shows the user's frames only, as CPython's does.
+    """
+    exc = sys.exc_info()[1]
+    if exc is not None:
+        _frames.strip(exc)
+
+
+class Anchor:
+    """How transformed code finds this module when its builtins are not the interpreter's.
+
+    ``exec(code, {"__builtins__": {...}})`` gives the code a builtins dict
+    without ``__exceptstar__`` (nor ``__import__``).  A transformed module then
+    binds the name in its own globals from ``Anchor.runtime``, reached through
+    ``().__class__.__base__.__subclasses__()``: the one route to an object of
+    ours that needs no name at all (see ``_rewrite``).
+    """
+
+    runtime = sys.modules[__name__]
 
 
 builtins.__exceptstar__ = sys.modules[__name__]  # type: ignore[attr-defined]
