@@ -19,14 +19,16 @@ PURE = sys.version_info < (3, 11) or os.environ.get("EXCEPTSTAR_PURE", "") not i
 
 TYPE_CHECKING = False
 
-# Ordered so that a type checker targeting 3.11+ sees the (generic) built-ins.
+# Type checkers see generic classes on every target: the built-ins on 3.11+
+# (EXCEPTSTAR_PURE=1, the tests' switch, is invisible to them), typed
+# declarations of the pure classes below.
 if sys.version_info < (3, 11):
     if TYPE_CHECKING:  # pragma: no cover
         # For type checkers the classes are generic, typed as the built-ins are.
         from ._group_types import BaseExceptionGroup, ExceptionGroup
     else:
         from ._groups import BaseExceptionGroup, ExceptionGroup
-elif not PURE:
+elif TYPE_CHECKING or not PURE:
     import builtins
 
     BaseExceptionGroup = builtins.BaseExceptionGroup
@@ -38,32 +40,43 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import List, Tuple
 
 
+def _backport_class() -> object:
+    """The class that the ``exceptiongroup`` backport defined, once it has been imported.
+
+    Taken from the module that defines it: on 3.8-3.10 ``_backport`` rebinds
+    the backport's public names to our classes, and the groups it created
+    before that are still groups.  (On 3.11+ that module is not imported and
+    the backport's names are the built-ins.)
+    """
+    return getattr(sys.modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None)
+
+
 def _find_group_classes() -> "Tuple[type, ...]":
     """The active class; the built-in one when the pure classes are forced on
-    3.11+; and, once it has been imported, the ``exceptiongroup`` backport's
-    (which anyio, Trio and pytest raise on 3.8-3.10)."""
+    3.11+; and the ``exceptiongroup`` backport's own, once it has been imported."""
     classes: List[type] = [BaseExceptionGroup]
     native = getattr(sys.modules["builtins"], "BaseExceptionGroup", None)
     if isinstance(native, type):
         classes.append(native)
-    backport_class = getattr(sys.modules.get("exceptiongroup"), "BaseExceptionGroup", None)
-    if isinstance(backport_class, type):
-        classes.append(backport_class)
+    for backport in (_backport_class(), getattr(sys.modules.get("exceptiongroup"), "BaseExceptionGroup", None)):
+        if isinstance(backport, type):
+            classes.append(backport)
     return tuple(dict.fromkeys(classes))
 
 
-# GROUPS is recomputed when the backport's module appears or changes in
-# sys.modules; _seen_backport is the module it was computed for.  Hot paths
-# call group_classes() once and then use GROUPS.
+# GROUPS is recomputed when the backport's class appears or changes;
+# _seen_backport is the class it was computed for.  Hot paths call
+# group_classes() once and then use GROUPS.
 GROUPS = _find_group_classes()
-_seen_backport = sys.modules.get("exceptiongroup")
+_seen_backport = _backport_class()
 
 
 def group_classes() -> "Tuple[type, ...]":
     """Every class whose instances are exception groups here (``GROUPS``, kept current)."""
     global GROUPS, _seen_backport
-    if sys.modules.get("exceptiongroup") is not _seen_backport:
-        _seen_backport = sys.modules.get("exceptiongroup")
+    backport = _backport_class()
+    if backport is not _seen_backport:
+        _seen_backport = backport
         GROUPS = _find_group_classes()
     return GROUPS
 

@@ -85,7 +85,9 @@ def _format_exception_only(
     return list(te.format_exception_only(show_group=show_group))
 
 
-if sys.version_info >= (3, 13) and not _classes.PURE:  # pragma: no cover - mypy checks the pure branch
+# Type checkers take the standard library's types on 3.11+ (the pure class is a
+# subclass of its TracebackException there); EXCEPTSTAR_PURE=1 is the tests' switch.
+if sys.version_info >= (3, 13) and (TYPE_CHECKING or not _classes.PURE):  # pragma: no cover - mypy: the pure branch
     from traceback import (
         TracebackException,
         format_exc,
@@ -95,7 +97,7 @@ if sys.version_info >= (3, 13) and not _classes.PURE:  # pragma: no cover - mypy
         print_exception,
     )
 
-elif sys.version_info >= (3, 11) and not _classes.PURE:  # pragma: no cover - 3.11/3.12, built-in groups
+elif sys.version_info >= (3, 11) and (TYPE_CHECKING or not _classes.PURE):  # pragma: no cover - 3.11/3.12
     from traceback import format_exc, format_exception, print_exc, print_exception
 
     from ._group_layout import Layout, group_lines
@@ -111,6 +113,8 @@ elif sys.version_info >= (3, 11) and not _classes.PURE:  # pragma: no cover - 3.
 
     class TracebackException(_StdTracebackException):  # type: ignore[no-redef]
         __doc__ = _StdTracebackException.__doc__
+        # Members are made this class too (below).
+        exceptions: "Optional[List[TracebackException]]"
 
         def __init__(self, *args: "Any", **kwargs: "Any") -> None:
             super().__init__(*args, **kwargs)
