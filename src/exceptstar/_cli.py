@@ -183,10 +183,10 @@ def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
 
 
 def _run_source(source: bytes, filename: str, path: "Optional[str]") -> int:
-    from . import _transform
+    from ._hook import main_code
 
     try:
-        code: CodeType = _transform.compile(source, filename, "exec", dont_inherit=True)
+        code: CodeType = main_code(source, filename, path)  # cached as the hook's modules are
     except SyntaxError as error:
         return _report(error.with_traceback(None))
     namespace = _fresh_main(path)

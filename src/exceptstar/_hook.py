@@ -118,6 +118,61 @@ class ExceptStarLoader(SourceFileLoader):
         return code  # type: ignore[no-any-return]
 
 
+def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType":
+    """The code of ``run``'s main script: ``exceptstar.compile(source, filename, "exec",
+    dont_inherit=True)``, kept in the hook's cache (same file, tag and key) when it
+    was transformed.
+
+    ``python`` compiles its main script on every run, which is cheap; the
+    transformation is not.  The cache is used only for a ``.py`` file that
+    still holds ``source`` exactly as read (not changed since, no NUL bytes
+    dropped by the reader), and written only when compiling warned about
+    nothing, since a cached run cannot repeat the compiler's warnings.
+    """
+    cache = _main_cache(source, path) if PURE and path is not None else None
+    if cache is None:
+        return _transform.compile(source, filename, "exec", dont_inherit=True)  # type: ignore[no-any-return]
+    pyc, header, stat = cache
+    code = _read_pyc(pyc, header)
+    if code is not None:
+        _imp._fix_co_filename(code, filename)  # type: ignore[attr-defined]
+        return code
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            code, transformed = _transform.compile_source(source, filename, "exec")
+        except SyntaxError:
+            caught.append(None)  # type: ignore[arg-type]
+    if caught:
+        # Again under the user's own warning filters: what they show, or the
+        # SyntaxError (perhaps a warning turned error), exactly as without a cache.
+        return _transform.compile(source, filename, "exec", dont_inherit=True)  # type: ignore[no-any-return]
+    if transformed and not sys.dont_write_bytecode:
+        mode = (stat.st_mode & 0o777) | 0o200
+        # set_data: the __pycache__ folder made if needed, an atomic write, errors ignored.
+        SourceFileLoader("__main__", path).set_data(pyc, header + marshal.dumps(code), _mode=mode)
+    return code  # type: ignore[no-any-return]
+
+
+def _main_cache(source: bytes, path: str) -> "Optional[Tuple[str, bytes, os.stat_result]]":
+    """(transformed pyc path, its header, the file's stat) for a main script, or None."""
+    if not path.endswith(".py"):
+        return None
+    try:
+        stat = os.stat(path)
+        with open(path, "rb") as file:
+            if file.read() != source:
+                return None
+    except OSError:
+        return None
+    paths = cache_paths(path)
+    if paths is None:
+        return None
+    return paths[1], _pyc_header(stat.st_mtime, stat.st_size), stat
+
+
 def _name_cache(fullname: str, path: str) -> None:
     """Make ``__cached__`` name the transformed bytecode, which is what the module runs.
 
