@@ -13,9 +13,11 @@ from ._version import __version__
 
 if sys.version_info < (3, 11):
     # Groups and notes in every printed traceback; lazy, see _patches.
-    from . import _patches
+    from . import _backport, _patches
 
     _patches.activate()
+    # Our groups are the backport's (anyio's, Trio's, pytest's); lazy, see _backport.
+    _backport.activate()
 
 # What __getattr__ returns, for type checkers: without these imports every lazy
 # name would have __getattr__'s type, ``object``.  TYPE_CHECKING is a constant

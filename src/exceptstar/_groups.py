@@ -55,11 +55,21 @@ class BaseExceptionGroup(BaseException):
     # No __weakref__ here and one on ExceptionGroup: the same as the built-ins.
     # _member_types (the set of the members' types) lets split classify and
     # rebuild by type without visiting every member more than once.
-    __slots__ = ("_exceptions", "_member_types", "_message")
+    # _excs_repr: repr() of a sequence that was neither a list nor a tuple,
+    # taken at construction, as CPython 3.13.12+ keeps it (gh-141732).
+    __slots__ = ("_exceptions", "_excs_repr", "_member_types", "_message")
     __module__ = "builtins"
     _message: str
     _exceptions: "Tuple[BaseException, ...]"
     _member_types: "Optional[Set[type]]"
+    _excs_repr: "Optional[str]"
+
+    # The built-in class has an __init__ of its own (BaseExceptionGroup_init:
+    # no keywords, then BaseException's), so in ``class G(ExceptionGroup, Other)``
+    # Other.__init__ is never reached.  BaseException's slot wrapper itself, so
+    # that construction stays a C call.
+    if not TYPE_CHECKING:
+        __init__ = BaseException.__init__
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
         if not real_issubclass(BaseExceptionGroup, cls):
@@ -104,6 +114,7 @@ class BaseExceptionGroup(BaseException):
         self._message = message
         self._exceptions = excs
         self._member_types = member_types
+        self._excs_repr = None if isinstance(exceptions, (list, tuple)) else repr(exceptions)
         return self
 
     @property
@@ -135,6 +146,19 @@ class BaseExceptionGroup(BaseException):
     def __str__(self) -> str:
         count = len(self._exceptions)
         return f"{self._message!s} ({count} sub-exception{'s' if count > 1 else ''})"
+
+    def __repr__(self) -> str:
+        # BaseException's repr of args, except that (CPython 3.13.12+,
+        # gh-141732) the sequence passed in shows the members the group holds,
+        # not what that sequence has since become, in the same shape.
+        args = self.args
+        if len(args) < 2:
+            return BaseException.__repr__(self)
+        excs_repr = self._excs_repr
+        if excs_repr is None:
+            excs_repr = repr(list(self._exceptions) if isinstance(args[1], list) else self._exceptions)
+        shown = ", ".join([repr(args[0]), excs_repr, *map(repr, args[2:])])
+        return f"{type(self).__name__}({shown})"
 
     __class_getitem__: "Any" = classmethod(_class_getitem)
 
@@ -338,6 +362,7 @@ def _build_valid(
     group._message = message
     group._exceptions = tuple(excs)
     group._member_types = member_types
+    group._excs_repr = None
     return group
 
 

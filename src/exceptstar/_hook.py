@@ -338,6 +338,10 @@ def install(*packages: str) -> None:
     else:
         finder.everything = True
         _cover_direct_loading()
+        # Every module, transformed or not, then sees 3.11's names, as on 3.11.
+        from . import _py311
+
+        _py311.provide()
 
 
 def install_paths(*paths: str) -> None:

@@ -294,11 +294,13 @@ def _apply(name: str, module: "ModuleType") -> None:
 
 
 class _PatchingLoader:
-    """Runs the real loader, then patches the module and steps aside."""
+    """Runs the real loader, then ``after(name, module)``, and steps aside."""
 
-    def __init__(self, loader: "Any", name: str) -> None:
+    def __init__(self, loader: "Any", name: str,
+                 after: "Callable[[str, ModuleType], None]") -> None:
         self.loader = loader
         self.name = name
+        self.after = after
 
     def create_module(self, spec: "ModuleSpec") -> "Optional[ModuleType]":
         return self.loader.create_module(spec)  # type: ignore[no-any-return]
@@ -309,7 +311,7 @@ class _PatchingLoader:
         if module.__spec__ is not None:
             module.__spec__.loader = self.loader
         self.loader.exec_module(module)
-        _apply(self.name, module)
+        self.after(self.name, module)
 
 
 class _Finder:
@@ -320,19 +322,7 @@ class _Finder:
                   target: "Optional[ModuleType]" = None) -> "Optional[ModuleSpec]":
         if name not in _PATCHERS:
             return None
-        for finder in sys.meta_path:
-            if finder is cls:
-                continue
-            find_spec = getattr(finder, "find_spec", None)
-            if find_spec is None:
-                continue
-            spec = find_spec(name, path, target)
-            if spec is None:
-                continue
-            if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                spec.loader = _PatchingLoader(spec.loader, name)
-            return spec  # type: ignore[no-any-return]
-        return None
+        return spec_then(cls, name, path, target, _apply)
 
     @classmethod
     def remove(cls) -> None:
@@ -340,6 +330,27 @@ class _Finder:
             sys.meta_path.remove(cls)
         except ValueError:
             pass
+
+
+def spec_then(watcher: object, name: str, path: "Optional[Sequence[str]]", target: "Optional[ModuleType]",
+              after: "Callable[[str, ModuleType], None]") -> "Optional[ModuleSpec]":
+    """The spec the other ``sys.meta_path`` finders give, loading with ``after`` run on the module.
+
+    For a finder (``watcher``) that only watches for a module to be imported.
+    """
+    for finder in sys.meta_path:
+        if finder is watcher:
+            continue
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is None:
+            continue
+        spec = find_spec(name, path, target)
+        if spec is None:
+            continue
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _PatchingLoader(spec.loader, name, after)
+        return spec  # type: ignore[no-any-return]
+    return None
 
 
 _active = False

@@ -21,7 +21,7 @@ import ast
 import os
 import types
 
-from . import _classes, _hook, _transform
+from . import _classes, _hook, _py311, _transform
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -135,13 +135,17 @@ def _report_pure_groups() -> None:
     known = getattr(code, "BaseExceptionGroup", None) or getattr(builtins, "BaseExceptionGroup", None)
     if isinstance(known, type) and not issubclass(_classes.BaseExceptionGroup, known):
         code.BaseExceptionGroup = (known, _classes.BaseExceptionGroup)
-        if hasattr(code, "TracebackException"):
-            code.TracebackException = _formatting.TracebackException
+    # Even where pytest's name is our class (_backport adopted it): the class
+    # pytest holds may not list a group's members, and pytest then fails on it.
+    if hasattr(code, "TracebackException"):
+        code.TracebackException = _formatting.TracebackException
 
 
 def pytest_load_initial_conftests(early_config: "Any", parser: "Any", args: "Any") -> None:
     if not _classes.PURE:
         return
+    # Test code and the modules it tests see 3.11's names, as on 3.11.
+    _py311.provide()
     _report_pure_groups()
     _patch_assertion_rewriting()
     root = getattr(early_config, "rootpath", None) or getattr(early_config, "rootdir", None)

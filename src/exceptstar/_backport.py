@@ -1,0 +1,102 @@
+"""One hierarchy with the ``exceptiongroup`` backport on 3.8-3.10.
+
+pytest, anyio, Trio and Hypothesis recognise a group there only as
+``exceptiongroup.BaseExceptionGroup``.  Rather than keep a second hierarchy,
+exceptstar makes the backport's names *be* its own classes: every module
+variable bound to one of the backport's two classes is rebound to ours
+("adoption").  Everything that looks the backport's classes up (``isinstance``,
+``except exceptiongroup.ExceptionGroup:``, ``raise ExceptionGroup(...)`` in
+anyio or Trio, the backport's own ``catch``, ``suppress`` and formatter) then
+works with ours, and our classes stay exactly what they are.
+
+* The backport imported after exceptstar: a ``sys.meta_path`` step adopts right
+  after its package has run, before any other module can see its names.
+* Imported before (pytest imports it before loading any plugin): adopted when
+  exceptstar is imported, in every module loaded by then.
+
+The backport's defining module (``exceptiongroup._exceptions``) keeps its
+classes, so that groups it made before adoption keep their own behaviour;
+``_classes.group_classes()`` counts them as groups.  Nothing here imports the
+backport.  ``EXCEPTSTAR_NO_BACKPORT=1`` turns it off.
+"""
+
+import os
+import sys
+
+from . import _classes, _patches
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+    from typing import Callable, Dict, Optional, Sequence
+
+_DISABLED = os.environ.get("EXCEPTSTAR_NO_BACKPORT", "") not in ("", "0")
+_PACKAGE = "exceptiongroup"
+_DEFINING_MODULE = "exceptiongroup._exceptions"
+
+# A module's namespace read through ModuleType's own descriptor: a lazily
+# loaded module (importlib.util.LazyLoader) would otherwise load on access.
+_namespace_of: "Callable[[ModuleType], Dict[str, object]]" = vars(type(sys))["__dict__"].__get__
+
+
+def adopt(only_package: bool = False) -> int:
+    """Rebind the backport's classes to ours in loaded modules; the number of names rebound.
+
+    ``only_package``: in the backport's own modules only (it has just been
+    imported, so nothing else holds its classes yet).
+    """
+    defining = sys.modules.get(_DEFINING_MODULE)
+    theirs_base = getattr(defining, "BaseExceptionGroup", None)
+    theirs = getattr(defining, "ExceptionGroup", None)
+    if not isinstance(theirs_base, type) or not isinstance(theirs, type):
+        return 0
+    ours_base, ours = _classes.BaseExceptionGroup, _classes.ExceptionGroup
+    rebound = 0
+    for name, module in list(sys.modules.items()):
+        # The defining module keeps its classes: their methods look them up there.
+        if name == _DEFINING_MODULE or not isinstance(module, type(sys)):
+            continue
+        if only_package and name != _PACKAGE and not name.startswith(_PACKAGE + "."):
+            continue
+        namespace = _namespace_of(module)
+        found = [key for key, value in namespace.items() if value is theirs_base or value is theirs]
+        for key in found:
+            namespace[key] = ours_base if namespace[key] is theirs_base else ours
+        rebound += len(found)
+    return rebound
+
+
+def _adopt_imported(name: str, module: "ModuleType") -> None:
+    _Finder.remove()
+    adopt(only_package=True)
+
+
+class _Finder:
+    """A ``sys.meta_path`` entry that adopts the backport right after it is imported."""
+
+    @classmethod
+    def find_spec(cls, name: str, path: "Optional[Sequence[str]]" = None,
+                  target: "Optional[ModuleType]" = None) -> "Optional[ModuleSpec]":
+        if name != _PACKAGE:
+            return None
+        # Stays until the package has run: find_spec() alone imports nothing.
+        return _patches.spec_then(cls, name, path, target, _adopt_imported)
+
+    @classmethod
+    def remove(cls) -> None:
+        while cls in sys.meta_path:
+            sys.meta_path.remove(cls)
+
+
+def activate() -> None:
+    """Adopt the backport now if it is loaded, or as soon as it is (3.8-3.10; run on import)."""
+    if _DISABLED or sys.version_info >= (3, 11):
+        return
+    if _PACKAGE in sys.modules:
+        adopt()
+    elif _Finder not in sys.meta_path:
+        sys.meta_path.insert(0, _Finder)
+
+
+__all__ = ["activate", "adopt"]
