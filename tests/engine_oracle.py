@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, List
 
 import engine_scenarios
-import oracle
+from support.interpreters import native_python
+from support.processes import run_python
 
 from exceptstar import PURE
 
@@ -35,7 +36,7 @@ def run_in(exe: str, sources: List[str], *, pure: bool) -> List[Any]:
     try:
         code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import engine_scenarios; "
                 f"engine_scenarios.main({f.name!r})")
-        proc = oracle.run_python(exe, code, pure=pure)
+        proc = run_python(exe, code, pure=pure)
     finally:
         os.unlink(f.name)
     assert proc.returncode == 0, proc.stderr
@@ -45,7 +46,7 @@ def run_in(exe: str, sources: List[str], *, pure: bool) -> List[Any]:
 def run_native(sources: List[str]) -> List[Any]:
     if sys.version_info >= (3, 12) and not PURE:
         return run_here(sources)
-    exe = oracle.native_python()
+    exe = native_python()
     assert exe is not None, "no CPython 3.11+ on this machine"
     return run_in(exe, sources, pure=False)
 

@@ -16,8 +16,9 @@ import warnings
 from types import TracebackType
 from typing import Any, Callable, Iterator, List
 
-import oracle
 import pytest
+from support.cycles import assert_leaves_no_cycles
+from support.processes import run_native
 
 import exceptstar
 from exceptstar import BaseExceptionGroup, ExceptionGroup, catch
@@ -34,7 +35,7 @@ def native_type_error(types_source: str) -> str:
         except TypeError as error:
             return str(error)
         raise AssertionError("no TypeError")
-    proc = oracle.run_native(code)
+    proc = run_native(code)
     return proc.stderr.strip().splitlines()[-1].split(": ", 1)[1]
 
 
@@ -284,7 +285,7 @@ def run_async(handler: Callable[[BaseException], Any], body: str) -> None:
 @pytest.mark.parametrize("body", ["naked", "group", "whole"])
 def test_no_reference_cycles(runner: Callable[..., None], handler: Callable[[BaseException], Any],
                              body: str) -> None:
-    oracle.assert_leaves_no_cycles(lambda: runner(handler, body))
+    assert_leaves_no_cycles(lambda: runner(handler, body))
 
 
 def test_handled_exception_references_are_balanced() -> None:

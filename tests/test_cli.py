@@ -17,7 +17,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from oracle import SRC, native_python
+from support.interpreters import native_python
+from support.processes import SRC
 
 PURE = sys.version_info >= (3, 11)
 

@@ -21,7 +21,8 @@ import json
 import sys
 
 import pytest
-from oracle import cpython_test_dir, run_python
+from support import cpython
+from support.processes import run_python
 
 # Tests that cannot pass, with the reason. None so far.
 KNOWN_FAILURES: dict[str, str] = {}
@@ -66,7 +67,7 @@ print(json.dumps({
 
 
 def test_cpython_except_star_suites() -> None:
-    testdir = cpython_test_dir()
+    testdir = cpython.folder()
     if testdir is None:
         pytest.skip("no CPython 3.11+ standard library on this machine")
     proc = run_python(sys.executable, RUNNER, pure=sys.version_info >= (3, 11), args=(str(testdir),))

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import sys
 
-import cpython_suite
-import oracle
 import pytest
+from support import cpython
+from support.processes import TESTS, run_python
 
 import exceptstar
 
@@ -38,8 +38,8 @@ def impossible_here() -> dict[str, str]:
     return reasons
 
 
-MODULE = cpython_suite.load("test_exception_group.py") if exceptstar.PURE else None
-IDS = cpython_suite.test_ids(MODULE)
+MODULE = cpython.load("test_exception_group.py") if exceptstar.PURE else None
+IDS = cpython.test_ids(MODULE)
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 11) and not exceptstar.PURE,
@@ -48,11 +48,11 @@ IDS = cpython_suite.test_ids(MODULE)
 def test_cpython(test_id: str) -> None:
     if MODULE is None:
         pytest.skip("no 3.11+ standard library test folder on this machine")
-    result = cpython_suite.run_one(MODULE, test_id)
+    result = cpython.run_one(MODULE, test_id)
     assert result.testsRun == 1
     reason = impossible_here().get(test_id)
     if reason is None:
-        assert result.wasSuccessful(), cpython_suite.describe(result)
+        assert result.wasSuccessful(), cpython.describe(result)
         assert not result.skipped, result.skipped
     else:
         assert not result.wasSuccessful(), f"listed as impossible ({reason}) but passed"
@@ -61,12 +61,13 @@ def test_cpython(test_id: str) -> None:
 RUN_ALL = """
 import json, sys
 sys.path.insert(0, {tests!r})
-import cpython_suite, exceptstar
-module = cpython_suite.load("test_exception_group.py")
+from support import cpython
+import exceptstar
+module = cpython.load("test_exception_group.py")
 out = {{}}
-for test_id in cpython_suite.test_ids(module):
-    r = cpython_suite.run_one(module, test_id)
-    out[test_id] = [r.wasSuccessful(), len(r.skipped), cpython_suite.describe(r)]
+for test_id in cpython.test_ids(module):
+    r = cpython.run_one(module, test_id)
+    out[test_id] = [r.wasSuccessful(), len(r.skipped), cpython.describe(r)]
 print(json.dumps({{"pure": exceptstar.PURE, "results": out}}))
 """
 
@@ -74,12 +75,12 @@ print(json.dumps({{"pure": exceptstar.PURE, "results": out}}))
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the in-process run above covers 3.8-3.10")
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "native"])
 def test_cpython_suite_on_3_11_plus(pure: bool) -> None:
-    test_dir = oracle.cpython_test_dir()
+    test_dir = cpython.folder()
     if not pure and (test_dir is None or not str(test_dir).startswith(sys.base_prefix)):
         # The built-ins of an older 3.11/3.12 differ from the newest test file's
         # (e.g. 3.13's predicate rule); the native check is of the harness itself.
         pytest.skip("the native run checks the harness with the interpreter the tests come from")
-    proc = oracle.run_python(sys.executable, RUN_ALL.format(tests=str(oracle.ROOT / "tests")), pure=pure)
+    proc = run_python(sys.executable, RUN_ALL.format(tests=str(TESTS)), pure=pure)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.splitlines()[-1])
     assert report["pure"] is pure

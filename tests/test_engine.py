@@ -13,7 +13,7 @@ import threading
 from typing import Any, Callable, List
 
 import pytest
-from oracle import assert_leaves_no_cycles
+from support.cycles import assert_leaves_no_cycles
 
 from exceptstar import BaseExceptionGroup, ExceptionGroup, _classes
 from exceptstar._engine import Star

@@ -13,10 +13,11 @@ import sys
 from typing import Any, Iterator
 
 import group_trees
-import oracle
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.interpreters import native_python
+from support.processes import TESTS
 
 from exceptstar import _groups
 
@@ -60,10 +61,10 @@ def native() -> Iterator[Any]:
 
         yield lambda c: group_trees.run_case(c, builtins.BaseExceptionGroup, builtins.ExceptionGroup)
         return
-    exe = oracle.native_python()
+    exe = native_python()
     if exe is None:
         pytest.skip("no CPython 3.11+ on this machine to compare with")
-    proc = subprocess.Popen([exe, str(oracle.ROOT / "tests" / "group_trees.py")], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([exe, str(TESTS / "group_trees.py")], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
 

@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from oracle import run_python
+from support.processes import run_python
 
 PURE = sys.version_info >= (3, 11)
 

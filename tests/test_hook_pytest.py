@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from oracle import SRC
+from support.processes import SRC
 
 TEST_FILE = textwrap.dedent("""\
     from helper import grab

@@ -14,11 +14,11 @@ out: it checks the C API's argument validation, which the engine, fed by
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
-import oracle
 import pytest
+from support.interpreters import native_python
+from support.processes import run_python
 
 RUNNER = r'''
 import json, sys, unittest
@@ -55,18 +55,17 @@ print(json.dumps({"run": result.testsRun, "failures": len(result.failures),
 def interpreter() -> str:
     if sys.version_info >= (3, 12):
         return sys.executable
-    exe = oracle.native_python()
+    exe = native_python()
     if exe is None:
         pytest.skip("no CPython 3.12+ here")
-    probe = subprocess.run([exe, "-c", "import sys; print(sys.version_info >= (3, 12))"],
-                           capture_output=True, text=True)
+    probe = run_python(exe, "import sys; print(sys.version_info >= (3, 12))")
     if probe.stdout.strip() != "True":
         pytest.skip("the newest CPython here predates 3.12")
     return exe
 
 
 def run(mode: str, pure: bool) -> dict[str, object]:
-    proc = oracle.run_python(interpreter(), RUNNER, pure=pure, args=(mode,))
+    proc = run_python(interpreter(), RUNNER, pure=pure, args=(mode,))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 

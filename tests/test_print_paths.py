@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
-from oracle import ROOT, SRC, native_python
+from support.interpreters import native_python
+from support.processes import ROOT, SRC
 from test_formatting import without_carets
 
 pytestmark = pytest.mark.skipif(

@@ -13,7 +13,8 @@ import json
 import sys
 
 import pytest
-from oracle import native_python, run_python
+from support.interpreters import native_python
+from support.processes import run_python
 
 CASES = {
     'mixed1': (
@@ -537,18 +538,7 @@ EXCEPT_STAR_MESSAGES = (
 
 
 def _probe(exe: str, pure: bool) -> dict[str, list[object] | None]:
-    import os
-    import subprocess
-
-    from oracle import SRC
-
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    env.pop("EXCEPTSTAR_PURE", None)
-    if pure:
-        env["EXCEPTSTAR_PURE"] = "1"
-    proc = subprocess.run([exe, "-c", PROBE] + (["--pure"] if pure else []),
-                          input=json.dumps(CASES) + "\n", capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = run_python(exe, PROBE, pure=pure, args=("--pure",) if pure else (), stdin=json.dumps(CASES) + "\n")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 

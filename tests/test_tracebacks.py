@@ -16,7 +16,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from oracle import native_python, run_python
+from support.interpreters import native_python
+from support.processes import run_python
 from test_formatting import without_carets
 
 PRELUDE = textwrap.dedent('''

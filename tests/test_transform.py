@@ -19,7 +19,8 @@ import subprocess
 import sys
 
 import pytest
-from oracle import native_python, run_python
+from support.interpreters import native_python
+from support.processes import run_python
 
 PROGRAM_COUNT = 160
 
@@ -140,19 +141,8 @@ print(json.dumps(results))
 
 
 def _run(exe: str, programs: list[str], pure: bool) -> list[object]:
-    import subprocess
-
-    from oracle import SRC
-
-    env = {"PYTHONPATH": str(SRC)}
-    args = [exe, "-c", DRIVER] + (["--pure"] if pure else [])
-    full_env = dict(__import__("os").environ)
-    full_env.pop("EXCEPTSTAR_PURE", None)
-    full_env.update(env)
-    if pure:
-        full_env["EXCEPTSTAR_PURE"] = "1"
-    proc = subprocess.run(args, input=json.dumps(programs), capture_output=True, text=True,
-                          env=full_env, timeout=300)
+    proc = run_python(exe, DRIVER, pure=pure, args=("--pure",) if pure else (), stdin=json.dumps(programs),
+                      timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 

@@ -1,6 +1,7 @@
-"""Run a CPython test file from the installed standard library against exceptstar.
+"""CPython's own test files, from the standard library of the reference interpreter.
 
-The file is read from where the newest 3.11+ interpreter installed it and
+``folder`` finds them where the newest 3.11+ interpreter installed them
+(never copied).  ``load`` runs one against exceptstar: the file is
 executed in a module whose builtins carry exceptstar's active group classes,
 so the test bodies see them wherever they say ``ExceptionGroup``.  Its
 ``test.support`` imports are answered by the running interpreter's own
@@ -11,13 +12,25 @@ computed here: 3.8-3.10's ``test.support`` predates most of them.
 from __future__ import annotations
 
 import builtins
+import functools
 import sys
 import types
 import unittest
 from pathlib import Path
 from typing import Any, Callable, Dict
 
-import oracle
+from support.interpreters import native_python
+from support.processes import run_python
+
+
+@functools.lru_cache(maxsize=None)
+def folder() -> Path | None:
+    """The ``test`` package folder of the reference interpreter's standard library."""
+    exe = native_python()
+    if exe is None:
+        return None
+    proc = run_python(exe, "import os, test; print(os.path.dirname(test.__file__))")
+    return Path(proc.stdout.strip()) if proc.returncode == 0 else None
 
 
 def _c_recursion_limit() -> int:
@@ -55,10 +68,10 @@ def _support_module() -> types.ModuleType:
 
 def load(filename: str, extra_builtins: Dict[str, Any] | None = None) -> types.ModuleType | None:
     """The CPython test module ``filename`` with exceptstar's classes as builtins, or None if absent."""
-    test_dir = oracle.cpython_test_dir()
-    if test_dir is None or not (test_dir / filename).exists():
+    tests = folder()
+    if tests is None or not (tests / filename).exists():
         return None
-    path: Path = test_dir / filename
+    path: Path = tests / filename
     import exceptstar
 
     support = _support_module()
