@@ -54,7 +54,7 @@ EXCLUDED: dict[str, tuple[tuple[int, int], str]] = {
         "asserts t.cancelling() == 1 right after an outside t.cancel(): 3.8-3.10's Task.cancel() "
         "counts nothing, and exceptstar sees an outside request only when it reaches a TaskGroup "
         "or timeout (the rest of this test, what the task does afterwards, is the differential "
-        "program error_and_outside_cancel.py)"),
+        "program error_and_outside_cancel.txt)"),
     "test_timeouts.TimeoutTests.test_timeout_exception_context": ((3, 9), _THROW_CONTEXT),
     "test_timeouts.TimeoutTests.test_foreign_exception_on_timeout_2": ((3, 9), _THROW_CONTEXT),
     "test_timeouts.TimeoutTests.test_nested_timeout_in_finally": ((3, 9), _THROW_CONTEXT),

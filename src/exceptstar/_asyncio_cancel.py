@@ -19,8 +19,9 @@ kept beside the task, in a weak map, and counts:
   the count is 0 (``arrived()``): that is where 3.11's ``TaskGroup`` notices
   that its parent is being cancelled;
 - a request from outside that is still pending when we make ours
-  (``_must_cancel`` already set), or that comes after ours before the task
-  wakes up (a probe queued ahead of the task's wake-up sees ``_must_cancel``).
+  (``_must_cancel`` already set, or the future the task waits on cancelled),
+  or that comes after ours before the task wakes up (a probe queued ahead of
+  the task's wake-up sees ``_must_cancel``).
 
 An outside request that the task swallows before it reaches one of exceptstar's
 context managers is not seen, and two outside requests delivered as one
@@ -33,7 +34,7 @@ import weakref
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
+    from typing import Any, Callable, Optional
 
     Task = asyncio.Task[Any]
 
@@ -41,10 +42,14 @@ if TYPE_CHECKING:  # pragma: no cover
 class _Count:
     """What 3.11 keeps in the task: the requests, plus what delivery needs."""
 
-    __slots__ = ("recancel", "requests", "serial")
+    __slots__ = ("recancel", "requests", "serial", "waiter")
 
     def __init__(self) -> None:
         self.requests = 0
+        # Gives the future the task waited on when we last requested (None
+        # when it was not waiting); while the task still waits on it, that
+        # request is not delivered.  None: nothing of ours is pending.
+        self.waiter: Optional[Callable[[], object]] = None
         # Bumped by each request of ours, so that a probe can tell whether the
         # pending cancellation it sees is somebody else's.
         self.serial = 0
@@ -70,6 +75,21 @@ def _count(task: "Task") -> _Count:
 def _pending(task: "Task") -> bool:
     """A cancellation requested but not yet delivered into the coroutine."""
     return bool(getattr(task, "_must_cancel", False))
+
+
+def _not_waiting() -> None:
+    """What ``_Count.waiter`` gives after a request made while the task was not waiting."""
+    return None
+
+
+def _cancelled_waiter(waiter: "Any") -> bool:
+    """The future the task waits on was cancelled: by ``task.cancel()``, unless it is a task.
+
+    A plain future (``sleep()``'s, a lock's, a queue's) is cancelled by the
+    task's ``cancel()``; another task awaited may have been cancelled by its
+    own canceller, which is no request to this one.
+    """
+    return waiter is not None and waiter.cancelled() and not isinstance(waiter, asyncio.Task)
 
 
 def cancelling(task: "Task") -> int:
@@ -105,11 +125,13 @@ def request(task: "Task") -> None:
     if task.done():
         return  # cancel() would return False and count nothing
     count = _count(task)
-    if count.requests == 0 and _pending(task):
+    waiter = getattr(task, "_fut_waiter", None)
+    ours_pending = count.waiter is not None and count.waiter() is waiter
+    if not ours_pending and (_pending(task) or _cancelled_waiter(waiter)):
         count.requests += 1  # someone else's request, not yet delivered
     count.requests += 1
     count.serial += 1
-    waiter = getattr(task, "_fut_waiter", None)
+    count.waiter = weakref.ref(waiter) if waiter is not None else _not_waiting
     if waiter is not None and not waiter.done():
         # Our cancel() cancels the future the task waits on, and that
         # schedules the task's wake-up; a probe queued first runs just before
@@ -133,7 +155,9 @@ def arrived(task: "Task") -> None:
     have counted when it was made.
     """
     count = _count(task)
-    count.recancel = False  # whatever was armed has been delivered
+    # Whatever was armed has been delivered.
+    count.recancel = False
+    count.waiter = None
     if count.requests == 0 and not _native(task):
         count.requests = 1
 
