@@ -1,0 +1,72 @@
+"""The public API's types, as users' type checkers see them (tests/typing_cases/uses.py).
+
+mypy --strict (with --warn-unreachable) and pyright (basedpyright, which runs
+offline) check the realistic uses at 3.8, 3.10 and 3.13 targets.  The file pins
+types with ``assert_type`` and marks expected errors with ignore comments
+that the checkers report when unused, so a type that regresses either way
+fails here.  exceptstar is found as users find it: installed in this
+environment, with its own errors silenced.
+
+mypy 1.17 dropped 3.8 targets: the newest mypy checks 3.10 and 3.13, and the
+3.8 target is checked where the matrix installs mypy under 3.8 (1.14, the last
+release that runs there).  A target this mypy refuses is skipped, and so is a
+target newer than this interpreter (an old mypy's typeshed lags behind it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CASES = Path(__file__).resolve().parent / "typing_cases" / "uses.py"
+TARGETS = ["3.8", "3.10", "3.13"]
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name, path=os.path.dirname(sys.executable))
+    if path is None:
+        if os.environ.get("EXCEPTSTAR_REQUIRE_LINT"):
+            pytest.fail(f"{name} is not installed in this environment")
+        pytest.skip(f"{name} is installed only in the linting interpreters' environments")
+    return path
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_mypy_strict(target: str, tmp_path: Path) -> None:
+    if tuple(map(int, target.split("."))) > sys.version_info[:2]:
+        pytest.skip(f"{target} targets are checked by the mypy of a newer interpreter")
+    # Run from an empty folder: the project's own [tool.mypy] must not apply.
+    proc = subprocess.run(
+        [tool("mypy"), "--strict", "--warn-unreachable", "--python-version", target,
+         "--python-executable", sys.executable, "--cache-dir", str(tmp_path / "cache"), str(CASES)],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    if f"Python {target} is not supported" in proc.stderr:
+        pytest.skip(f"this mypy does not check {target} targets: {proc.stderr.strip().splitlines()[-1]}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_pyright_strict(target: str, tmp_path: Path) -> None:
+    # Only pyright's own ignore comments count, so that each expected error is
+    # checked by both tools; an unnecessary one is an error.
+    config = {
+        "pythonVersion": target,
+        "typeCheckingMode": "strict",
+        "enableTypeIgnoreComments": False,
+        "reportUnnecessaryTypeIgnoreComment": "error",
+    }
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config))
+    shutil.copy(CASES, tmp_path / "uses.py")
+    proc = subprocess.run(
+        [tool("basedpyright"), "--pythonpath", sys.executable, "uses.py"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 errors" in proc.stdout, proc.stdout
