@@ -12,7 +12,7 @@ checks run once per distinct member *type*, not once per member.
 """
 
 import sys
-from itertools import compress
+from itertools import compress, repeat
 
 from ._notes import add_note_default
 from ._rules import MISSING, is_exception_class, is_sequence, real_issubclass
@@ -26,6 +26,10 @@ if TYPE_CHECKING:  # pragma: no cover
         Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]
     ]
     _Matcher = Callable[[BaseException], bool]
+
+# Up to this many distinct member types, construction keeps their set (split's).
+_FEW_TYPES = 8
+
 
 def _types_of(excs: "Sequence[BaseException]") -> "Set[type]":
     """The set of the members' types.
@@ -84,20 +88,38 @@ class BaseExceptionGroup(BaseException):
                 "BaseExceptionGroup.__new__() argument 1 must be str, not "
                 + ("None" if message is None else type(message).__name__)
             )
-        if not is_sequence(exceptions):
+        kind = type(exceptions)
+        if kind is not list and kind is not tuple and not is_sequence(exceptions):
             raise TypeError("second argument (exceptions) must be a sequence")
         excs: Tuple[BaseException, ...] = tuple(exceptions)  # type: ignore[arg-type]
         if not excs:
             raise ValueError("second argument (exceptions) must be a non-empty sequence")
 
-        member_types = _types_of(excs)
-        nests_base_exceptions = False
-        for member_type in member_types:
-            if not real_issubclass(BaseException, member_type):
-                index = next(i for i, e in enumerate(excs) if not real_issubclass(BaseException, type(e)))
-                raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
-            if not real_issubclass(Exception, member_type):
-                nests_base_exceptions = True
+        # The checks run per distinct member type, in C-level loops; inline, as
+        # this runs for every group raised.
+        types = list(map(type, excs))
+        first = types[0]
+        member_types: Optional[Set[type]]
+        if types.count(first) == len(types):
+            # One type, the usual group (a thousand ValueErrors): checked once.
+            member_types = {first}
+            checked: Any = member_types
+        else:
+            # Few distinct types: the set, kept for split.  Many (10,000 classes):
+            # the set would cost as much as the checks, and visiting the types in
+            # hash order rather than in the members' order misses the CPU cache
+            # on every one; they are checked in order, the set left to the first
+            # split that needs it.
+            member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
+                len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
+            checked = types if member_types is None else member_types
+        if all(map(real_issubclass, repeat(Exception), checked)):
+            nests_base_exceptions = False
+        elif all(map(real_issubclass, repeat(BaseException), checked)):
+            nests_base_exceptions = True
+        else:
+            index = next(i for i, t in enumerate(types) if not real_issubclass(BaseException, t))
+            raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
 
         if cls is BaseExceptionGroup:
             if not nests_base_exceptions:
