@@ -211,14 +211,18 @@ def _bracket(tok: "Any") -> int:
 
 
 def _expression_start(tokens: "List[Any]", start: int) -> "Key":
-    """Where the AST puts the first type: inside the parentheses if it is just parenthesized."""
+    """Where the AST puts the first type: inside the parentheses if it is just parenthesized
+    (a tuple's or a generator expression's own parentheses are part of it)."""
     while tokens[start].string == "(":
         depth = 0
+        makes_own_node = start + 1 < len(tokens) and tokens[start + 1].string == ")"
         for index in range(start, len(tokens)):
             depth += _bracket(tokens[index])
             if depth == 0:
                 break
-        if tokens[index + 1].string not in (",", ":", "as"):
+            if depth == 1 and tokens[index].string in (",", "for") and index > start:
+                makes_own_node = True
+        if makes_own_node or tokens[index + 1].string not in (",", ":", "as"):
             break
         start += 1
     return tokens[start].start  # type: ignore[no-any-return]

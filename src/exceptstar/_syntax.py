@@ -39,6 +39,9 @@ class Problem:
         # Where the error sits for ordering against other errors (a lost
         # position, -1, still has a place in the source).
         self.order = order or (position[0], position[1])
+        # For a mixed-clauses error on a starred clause: where that clause's
+        # header ends (errors inside it take precedence).
+        self.clause_end: Key = (0, 0)
 
     @property
     def line(self) -> int:
@@ -116,7 +119,13 @@ def find_problems(tree: "ast.AST", stars: "Dict[Key, Key]", text: "Optional[str]
     source_lines = lines(text) if text is not None else []
     finder = _ProblemFinder(stars, source_lines)
     finder.statements(getattr(tree, "body", []), None, False)
-    parsing = sorted([*(parser_errors or []), *finder.parser_errors], key=lambda error: error.order)
+    token_errors = parser_errors or []
+    # CPython's rule for a starred clause after plain ones needs the clause's
+    # types to be one expression: with none (`except*:`) or unparenthesized
+    # ones, that clause's own error is the one reported.
+    mixed = [error for error in finder.parser_errors
+             if not any(error.order < other.order < error.clause_end for other in token_errors)]
+    parsing = sorted([*token_errors, *mixed], key=lambda error: error.order)
     return parsing + finder.compiler_errors
 
 
@@ -154,8 +163,12 @@ class _ProblemFinder:
                 self.statements(node.body, inner, in_function)
             elif kind == "Return":
                 if handler is not None and in_function:
-                    where = node.value if node.value is not None else node
-                    self._flow(where, handler[1])
+                    # CPython's compiler_return: the value's position only for a
+                    # constant (after constant folding) that starts on the
+                    # statement's line, else the statement's.
+                    value = node.value
+                    constant = value is not None and value.lineno == node.lineno and _folds_to_constant(value)
+                    self._flow(value if constant else node, handler[1])
             elif kind in ("Break", "Continue"):
                 if handler is not None and not handler[0]:
                     self._flow(node, handler[1])
@@ -188,27 +201,48 @@ class _ProblemFinder:
             end_col = char_col + len("except")
         else:
             end_col = self.stars.get((row, col), (row, char_col + len("except*")))[1]
-        self.parser_errors.append(
-            Problem(MIXED, (row, char_col + 1, row, end_col + 1), line or None)
-        )
+        problem = Problem(MIXED, (row, char_col + 1, row, end_col + 1), line or None)
+        # Where this clause's header ends: its body's first statement.
+        problem.clause_end = (odd.body[0].lineno, odd.body[0].col_offset + 1) if not first_is_star else (0, 0)
+        self.parser_errors.append(problem)
 
     def _flow(self, node: "Any", lost: bool) -> None:
         if lost:
             position = (-1, 0, -1, 0)
         else:
-            line = self._line(node.lineno)
-            col = _char_col(line, node.col_offset)
-            end_line = self._line(node.end_lineno)
-            end_col = _char_col(end_line, node.end_col_offset)
-            position = (node.lineno, col + 1, node.end_lineno, end_col + 1)
+            # A compiler error: its offsets count UTF-8 bytes, as the AST's do
+            # (the parser's own errors count characters).
+            position = (node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1)
         self.compiler_errors.append(
             Problem(FLOW, position, None, (node.lineno, node.col_offset + 1))
         )
 
 
-def _char_col(line: str, byte_col: int) -> int:
-    if not line or line.isascii():
-        return byte_col
-    return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+_FOLDED_UNARY = ("UAdd", "USub", "Invert", "Not")
+
+
+def _folds_to_constant(node: "Any") -> bool:
+    """Whether CPython's AST optimizer turns ``node`` into a constant before compiling it.
+
+    Literals, ``__debug__``, unary operators and arithmetic on constants,
+    tuples of constants, and subscripts of constants (``"ab"[0]``).  Results
+    the optimizer refuses to build (huge powers or repetitions) are not told
+    apart: they only move where an already invalid ``return`` is reported.
+    """
+    kind = type(node).__name__
+    if kind == "Constant":
+        return True
+    if kind == "Name":
+        return node.id == "__debug__"  # type: ignore[no-any-return]
+    if kind == "UnaryOp":
+        return type(node.op).__name__ in _FOLDED_UNARY and _folds_to_constant(node.operand)
+    if kind == "BinOp":
+        return _folds_to_constant(node.left) and _folds_to_constant(node.right)
+    if kind == "Tuple":
+        return all(_folds_to_constant(element) for element in node.elts)
+    if kind == "Subscript":
+        index = node.slice.value if type(node.slice).__name__ == "Index" else node.slice  # 3.8: Index node
+        return _folds_to_constant(node.value) and _folds_to_constant(index)
+    return False
 
 
