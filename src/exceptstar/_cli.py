@@ -23,10 +23,14 @@ usage: python -m exceptstar demo
        python -m exceptstar run -c code [args...]
        python -m exceptstar run                  (interactive console)
        python -m exceptstar check PATH...
+       python -m exceptstar show FILE
+       python -m exceptstar config ruff|mypy|pyright [PATH...]
 
 demo   run a small program written with except* (the default)
 run    run a program as python does, with except* available on every version
 check  report every invalid use of except* in the files and folders given
+show   print the transformed source (what runs on 3.8-3.10), with the original line numbers
+config print a tool's settings for the files that use except* (default PATH: .)
 """
 
 
@@ -41,6 +45,10 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
         return run(args)
     if command == "check" and args:
         return check(args)
+    if command in ("show", "config") and args:
+        from . import _tools
+
+        return _tools.show(args[0]) if command == "show" else _tools.config(args[0], args[1:])
     if command in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0
@@ -49,7 +57,7 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
 
         sys.stdout.write(f"exceptstar {__version__}\n")
         return 0
-    if command not in ("demo", "check"):
+    if command not in ("demo", "check", "show", "config"):
         # A typo is named, not just answered with the usage text.
         sys.stderr.write(f"exceptstar: unknown command {command!r}\n")
     sys.stderr.write(USAGE)

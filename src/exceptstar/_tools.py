@@ -1,0 +1,161 @@
+"""``python -m exceptstar show FILE`` and ``config ruff|mypy|pyright PATH...``.
+
+Linters and type checkers refuse ``except*`` when they target a version
+below 3.11, and none can be told to accept it.  ``config`` prints the settings
+that make each tool check the files that use ``except*`` (found as ``check``
+finds them) as 3.11 code, or leave them out, and everything else as before;
+``show`` prints what actually runs on 3.8-3.10, for debugging and for tools
+that must see plain Python.  ``catch()`` needs none of this: it is plain code
+that every tool checks for every target.
+"""
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import ast
+    from typing import Dict, List
+
+TOOLS = ("ruff", "mypy", "pyright")
+
+
+# --- show -------------------------------------------------------------------------
+
+def show(path: str) -> int:
+    """Print the transformed source of ``path``, each statement after its original line number."""
+    if sys.version_info < (3, 9):
+        sys.stderr.write("exceptstar show: needs Python 3.9 or newer (ast.unparse); "
+                         "the transformation is the same on every version\n")
+        return 2
+    import ast
+
+    from . import _rewrite, _transform
+
+    try:
+        with open(path, "rb") as file:
+            source = file.read()
+    except OSError as error:
+        sys.stderr.write(f"exceptstar show: cannot read {path}: {error.strerror}\n")
+        return 2
+    try:
+        tree = _transform.parse(source, path)
+    except SyntaxError as error:
+        sys.stderr.write(f"{path}:{error.lineno}: {type(error).__name__}: {error.msg}\n")
+        return 1
+    _rewrite.transform(tree)
+    text = ast.unparse(tree)
+    origins = _line_origins(tree, ast.parse(text))
+    width = len(str(max(origins.values(), default=1)))
+    for number, line in enumerate(text.splitlines(), 1):
+        origin = origins.get(number)
+        sys.stdout.write(f"{'' if origin is None else origin:>{width}} | {line}\n")
+    return 0
+
+
+def _line_origins(transformed: "ast.AST", reparsed: "ast.AST") -> "Dict[int, int]":
+    """Line of the unparsed text -> line of the original source, for each statement.
+
+    The transformed tree keeps the original line numbers; the unparsed text
+    parses back into the same shape, so its statements pair with them in order.
+    """
+    import ast
+
+    pairs = zip(
+        (node for node in ast.walk(transformed) if isinstance(node, ast.stmt)),
+        (node for node in ast.walk(reparsed) if isinstance(node, ast.stmt)),
+    )
+    return {new.lineno: old.lineno for old, new in pairs}
+
+
+# --- config -----------------------------------------------------------------------
+
+def config(tool: str, paths: "List[str]") -> int:
+    """Print the settings, for ``tool``, that keep its 3.8-3.10 checks off the ``except*`` files."""
+    if tool not in TOOLS:
+        sys.stderr.write(f"exceptstar config: unknown tool {tool!r} (one of {', '.join(TOOLS)})\n")
+        return 2
+    files = star_files(paths or ["."])
+    if not files:
+        sys.stderr.write("exceptstar config: no file uses except*; nothing to configure\n")
+        return 0
+    text = {"ruff": _ruff, "mypy": _mypy, "pyright": _pyright}[tool](files)
+    sys.stdout.write(text)
+    return 0
+
+
+def star_files(paths: "List[str]") -> "List[str]":
+    """The Python files under ``paths`` that use ``except*``, as ``check`` finds them, '/'-separated."""
+    from ._cli import _python_files
+    from ._transform import has_except_star
+
+    found = []
+    for path in _python_files(paths):
+        try:
+            with open(path, "rb") as file:
+                if not has_except_star(file.read()):
+                    continue
+        except OSError:
+            continue
+        found.append(os.path.normpath(path).replace(os.sep, "/"))
+    return found
+
+
+def _toml_list(items: "List[str]", indent: str = "    ") -> str:
+    return "".join(f"{indent}{_toml_string(item)},\n" for item in items)
+
+
+def _toml_string(text: str) -> str:
+    # A TOML literal string: no escapes, so a regex or a path stays as it is.
+    return f"'{text}'"
+
+
+def _ruff(files: "List[str]") -> str:
+    # ruff parses each file for its own target version: these as 3.11 code.
+    # pyupgrade's rules would then offer 3.9+ syntax that 3.8 cannot run.
+    targets = "".join(f"{_toml_string(path)} = \"py311\"\n" for path in files)
+    ignores = "".join(f"{_toml_string(path)} = [\"UP\"]\n" for path in files)
+    return ("# pyproject.toml (in ruff.toml: [per-file-target-version], [lint.per-file-ignores])\n"
+            "[tool.ruff.per-file-target-version]\n" + targets + "\n"
+            "[tool.ruff.lint.per-file-ignores]\n" + ignores)
+
+
+def _module_name(path: str) -> str:
+    """The dotted module name mypy gives ``path``: up through the packages that hold it."""
+    folder, name = os.path.split(os.path.abspath(path))
+    parts = [name[:-3]] if name != "__init__.py" else []
+    while os.path.exists(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    return ".".join(parts)
+
+
+def _mypy(files: "List[str]") -> str:
+    # mypy has one python_version for the whole run: the except* files are left
+    # out, both when it walks the folders (exclude) and when other modules
+    # import them (follow_imports, which also makes their names Any).
+    excludes = [f"^{_regex(path)}$" for path in files]
+    modules = sorted({_module_name(path) for path in files})
+    return ("# pyproject.toml\n"
+            "[tool.mypy]\n"
+            "exclude = [\n" + _toml_list(excludes) + "]\n"
+            "\n"
+            "[[tool.mypy.overrides]]\n"
+            "module = [\n" + _toml_list(modules) + "]\n"
+            "follow_imports = \"skip\"\n")
+
+
+def _regex(path: str) -> str:
+    import re
+
+    return re.escape(path)
+
+
+def _pyright(files: "List[str]") -> str:
+    # Not checked, as with mypy: an execution environment of pythonVersion 3.11
+    # takes the syntax error away, but pyright (1.1.414) still judges the
+    # except* clauses against the project's 3.8 builtins, which have no groups.
+    import json
+
+    return ("// pyrightconfig.json (in pyproject.toml: [tool.pyright] ignore = [...])\n"
+            + json.dumps({"ignore": files}, indent=2) + "\n")
