@@ -12,12 +12,12 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, List, Tuple
 
-import engine_oracle
 import pytest
-from engine_scenarios import render_suppress
-from engine_strategies import TREES, fit_family
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import outcomes
+from support.scenarios import group, leaf, render_suppress
+from support.strategies import TREES, fit_family
 
 import exceptstar
 
@@ -27,14 +27,13 @@ if sys.version_info >= (3, 10):
     # issubclass()'s message for a non-class changed in 3.10.
     ARGS.append("ValueError, 42")
 
-FLAT = ["group", "BaseExceptionGroup", "eg", [["leaf", "ValueError", "v1"], ["leaf", "TypeError", "t1"]]]
-NESTED = ["group", "MyEG", "my", [["leaf", "ValueError", "v1"],
-                                   ["group", "BaseExceptionGroup", "in", [["leaf", "KeyError", "k1"],
-                                                                          ["leaf", "MyBase", "b1"]]]]]
+FLAT = group("BaseExceptionGroup", "eg", leaf("ValueError", "v1"), leaf("TypeError", "t1"))
+NESTED = group("MyEG", "my", leaf("ValueError", "v1"),
+               group("BaseExceptionGroup", "in", leaf("KeyError", "k1"), leaf("MyBase", "b1")))
 HAND_WRITTEN: List[Tuple[Dict[str, Any], str]] = [
-    ({"body": ["leaf", "ValueError", "v"], "meta": "plain"}, "ValueError"),
-    ({"body": ["leaf", "KeyError", "k"], "meta": "context"}, "ValueError"),
-    ({"body": ["leaf", "MyError", "m"], "meta": "plain"}, "ValueError, TypeError"),
+    ({"body": leaf("ValueError", "v"), "meta": "plain"}, "ValueError"),
+    ({"body": leaf("KeyError", "k"), "meta": "context"}, "ValueError"),
+    ({"body": leaf("MyError", "m"), "meta": "plain"}, "ValueError, TypeError"),
     ({"body": FLAT, "meta": "notes"}, "ValueError"),
     ({"body": FLAT, "meta": "cause", "outer": True}, "ValueError, TypeError"),
     ({"body": FLAT, "meta": "plain"}, "ExceptionGroup"),
@@ -48,8 +47,8 @@ HAND_WRITTEN: List[Tuple[Dict[str, Any], str]] = [
 
 
 def check(cases: List[Tuple[Dict[str, Any], str]]) -> None:
-    expected = engine_oracle.run_native([render_suppress(s, a, native=True) for s, a in cases])
-    got = engine_oracle.run_here([render_suppress(s, a, native=False) for s, a in cases])
+    expected = outcomes.run_native([render_suppress(s, a, native=True) for s, a in cases])
+    got = outcomes.run_here([render_suppress(s, a, native=False) for s, a in cases])
     for (scn, args), g, e in zip(cases, got, expected):
         # contextlib's ``raise rest`` adds its __exit__ frame; exceptstar's adds none.
         del g["tb"], e["tb"]

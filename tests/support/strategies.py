@@ -1,10 +1,12 @@
-"""Hypothesis strategies for the scenarios of ``engine_scenarios``."""
+"""Hypothesis strategies for the scenarios of ``support.scenarios`` (tests only: needs hypothesis)."""
 
 from __future__ import annotations
 
 from typing import Any, List
 
-from engine_scenarios import (
+from hypothesis import strategies as st
+
+from support.scenarios import (
     BAD_CLAUSE_TYPES,
     BODY_META,
     CLAUSE_TYPES,
@@ -12,24 +14,24 @@ from engine_scenarios import (
     GROUP_KINDS,
     LEAF_TYPES,
     STEPS,
+    group,
+    leaf,
 )
-from hypothesis import strategies as st
 
 
 def _has_base(tree: Any) -> bool:
-    if tree[0] == "leaf":
-        return bool(tree[1] == "MyBase")
-    return any(_has_base(child) for child in tree[3])
+    if tree["kind"] == "leaf":
+        return bool(tree["type"] == "MyBase")
+    return any(_has_base(child) for child in tree["children"])
 
 
 def _group(kind: str, n: int, children: List[Any]) -> Any:
     if kind != "BaseExceptionGroup" and any(_has_base(c) for c in children):
         kind = "BaseExceptionGroup"
-    return ["group", kind, f"g{n}", children]
+    return group(kind, f"g{n}", *children)
 
 
-LEAVES = st.builds(lambda t, n: ["leaf", t, f"{t[0].lower()}{n}"],
-                   st.sampled_from(LEAF_TYPES), st.integers(0, 9))
+LEAVES = st.builds(lambda t, n: leaf(t, f"{t[0].lower()}{n}"), st.sampled_from(LEAF_TYPES), st.integers(0, 9))
 TREES = st.recursive(
     LEAVES,
     lambda children: st.builds(_group, st.sampled_from(GROUP_KINDS), st.integers(0, 9),
@@ -52,10 +54,10 @@ def clauses(types: List[str], steps: List[str]) -> Any:
 def _nested_split_free(tree: Any, top: bool = True) -> Any:
     """The backport's split calls the split of nested groups (CPython's does not):
     nested SplitEGs would log calls that are the backport's business, not the engine's."""
-    if tree is None or tree[0] == "leaf":
+    if tree is None or tree["kind"] == "leaf":
         return tree
-    kind = "PlainEG" if tree[1] == "SplitEG" and not top else tree[1]
-    return ["group", kind, tree[2], [_nested_split_free(c, False) for c in tree[3]]]
+    kind = "PlainEG" if tree["type"] == "SplitEG" and not top else tree["type"]
+    return group(kind, tree["message"], *(_nested_split_free(c, False) for c in tree["children"]))
 
 
 def fit_family(scn: Any) -> Any:

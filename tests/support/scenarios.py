@@ -1,44 +1,48 @@
 """Scenarios of one ``try``/``except*`` statement, written once as data.
 
-A scenario (plain JSON) says what the body raises and, for each clause, its
-types and what its handler does.  It is rendered as Python source twice: with
-native ``except*`` (3.11+ only) and with ``exceptstar.catch()`` (any version).
-Running a rendering returns its outcome, also plain JSON: the log of what ran
-and what each handler saw, and a description of what propagated (structure,
-types, messages, notes, cause, context), where objects the scenario knows
-(what the body raised, each handler's part) are named rather than described,
-so identities are compared too.  Equal outcomes mean equal behaviour.
+A scenario (plain JSON) says what the body raises (a ``support.trees`` spec)
+and, for each clause, its types and what its handler does.  It is rendered
+as Python source: with ``except*`` (``render_native``), with
+``exceptstar.catch()`` or with ``suppress()``.  ``run_source`` compiles a
+rendering with ``exceptstar.compile``, so the same ``except*`` source runs
+natively where the interpreter compiles it itself, and through exceptstar's
+transformation on 3.8-3.10 and under ``EXCEPTSTAR_PURE=1``.
 
-Run as a script (``python engine_scenarios.py FILE``) it executes the list
-of sources in FILE and prints their outcomes: that is how the native
-interpreter is asked for the expected outcome on 3.8-3.10.
+Running a rendering returns its outcome, also plain JSON: the log of what ran
+and what each handler saw, the ``support.trees`` description of what
+propagated, and its traceback's frames.  Objects the scenario knows (what the
+body raised, each handler's part, the outer exception) are named, so
+identities are compared too.  Equal outcomes mean equal behaviour.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any, Dict, List
 
+import exceptstar
+
 PRELUDE = '''
+import builtins
 import sys
 import exceptstar
 from exceptstar import BaseExceptionGroup, ExceptionGroup, add_note, catch
-from exceptstar._engine import Star
+from support.trees import build, describe
 
-import builtins
-
-# Every group class there may be here: exceptstar's, the built-ins, the backport's.
-GROUP_TYPES = (BaseExceptionGroup, getattr(builtins, "BaseExceptionGroup", BaseExceptionGroup))
 if FAMILY == "backport":
-    # The groups that anyio, Trio and pytest raise on 3.8-3.10 (the built-ins on 3.11+).
-    import exceptiongroup
-    BaseExceptionGroup = exceptiongroup.BaseExceptionGroup
-    ExceptionGroup = exceptiongroup.ExceptionGroup
-    GROUP_TYPES += (BaseExceptionGroup,)
+    # The groups that anyio, Trio and pytest raise: the backport's on 3.8-3.10, on
+    # 3.11+ the built-ins (which the backport re-exports there, and which the
+    # native interpreter has without it).
+    if sys.version_info >= (3, 11):
+        BaseExceptionGroup = builtins.BaseExceptionGroup
+        ExceptionGroup = builtins.ExceptionGroup
+    else:
+        import exceptiongroup
+        BaseExceptionGroup = exceptiongroup.BaseExceptionGroup
+        ExceptionGroup = exceptiongroup.ExceptionGroup
 
 LOG = []
-OBJS = []
+NAMED = {}
 TBS = []
 
 class MyBase(BaseException):
@@ -61,32 +65,12 @@ class SplitEG(ExceptionGroup):
         LOG.append(["split", self.message, names])
         return super().split(condition)
 
-def label(x, depth=0):
-    if x is None:
-        return None
-    for obj, name in OBJS:
-        if obj is x:
-            return "@" + name
-    if depth > 6:
-        return "..."
-    d = {"t": type(x).__name__}
-    if isinstance(x, GROUP_TYPES):
-        d["m"] = x.message
-        d["a"] = type(x.args[1]).__name__
-        d["x"] = [label(c, depth + 1) for c in x.exceptions]
-    else:
-        d["r"] = repr(x)
-    notes = getattr(x, "__notes__", None)
-    if notes is not None:
-        d["n"] = list(notes)
-    d["c"] = label(x.__cause__, depth + 1)
-    d["ctx"] = label(x.__context__, depth + 1)
-    d["sc"] = x.__suppress_context__
-    return d
+def label(x):
+    return describe(x, NAMED)
 
 def seen(i, e):
     LOG.append(["h", i, label(e), sys.exc_info()[1] is e])
-    OBJS.append((e, "part%d" % i))
+    NAMED["part%d" % i] = e
     TBS.append(e.__traceback__)
 
 def run_statement():
@@ -115,7 +99,7 @@ def run():
     try:
         raise KeyError("outer")
     except KeyError as outer:
-        OBJS.append((outer, "outer"))
+        NAMED["outer"] = outer
         return run_statement()
 '''
 
@@ -136,23 +120,17 @@ ENDS = ["pass", "reraise", "raise_e", "new", "new_base", "new_from_e", "new_from
 Scenario = Dict[str, Any]
 
 
-def _expr(tree: Any) -> str:
-    if tree[0] == "leaf":
-        return f"{tree[1]}({tree[2]!r})"
-    return f"{tree[1]}({tree[2]!r}, [{', '.join(_expr(c) for c in tree[3])}])"
-
-
-def _header(scn: Scenario, *, native: bool = False) -> str:
-    family = "ours" if native else scn.get("family", "ours")
-    return f"FAMILY = {family!r}\nOUTER = {bool(scn.get('outer'))!r}\n" + PRELUDE
+def _header(scn: Scenario) -> str:
+    return f"FAMILY = {scn.get('family', 'ours')!r}\nOUTER = {bool(scn.get('outer'))!r}\n" + PRELUDE
 
 
 def _body(scn: Scenario) -> List[str]:
     lines = ["def body():", "    LOG.append(['body'])"]
     if scn["body"] is None:
         return [*lines, "    return"]
-    lines.append(f"    x = {_expr(scn['body'])}")
-    lines.append("    OBJS.append((x, 'raised'))")
+    # The classes the spec names: builtins, or the scenario's own (its family's groups too).
+    lines.append(f"    x = build({scn['body']!r}, {{**vars(builtins), **globals()}}, {{}})")
+    lines.append("    NAMED['raised'] = x")
     meta = scn["meta"]
     if meta == "cause":
         lines.append("    raise x from KeyError('cause')")
@@ -214,9 +192,9 @@ def _statement(lines: List[str], is_async: bool, generator: bool = False) -> Lis
 
 
 def render_native(scn: Scenario, *, is_async: bool = False) -> str:
-    """The scenario as a native ``try``/``except*`` statement (3.11+ syntax)."""
+    """The scenario as a ``try``/``except*`` statement, as native code and exceptstar's users write it."""
     prefix = "async " if is_async else ""
-    lines = [_header(scn, native=True), *_body(scn), f"{prefix}def statement_body():", "    try:",
+    lines = [_header(scn), *_body(scn), f"{prefix}def statement_body():", "    try:",
              "        body()"]
     for i, clause in enumerate(scn["clauses"]):
         lines.append(f"    except* {clause['types']} as e:")
@@ -232,39 +210,10 @@ def _yields(scn: Scenario) -> bool:
 def render_suppress(scn: Scenario, args: str, *, native: bool) -> str:
     """``with suppress(args): body()``: contextlib's (3.12+) when ``native``, else exceptstar's."""
     source = "from contextlib import suppress as SUPPRESS" if native else "SUPPRESS = exceptstar.suppress"
-    lines = [_header(scn, native=native), source, *_body(scn), "def statement_body():",
+    lines = [_header(scn), source, *_body(scn), "def statement_body():",
              "    try:", f"        with SUPPRESS({args}):", "            body()",
              "    finally:", "        LOG.append(['finally', label(sys.exc_info()[1])])"]
     return "\n".join(_statement(lines, False)) + "\n"
-
-
-def render_star(scn: Scenario) -> str:
-    """The scenario as the source transformation renders ``except*``: the engine's ``Star``."""
-    lines = [_header(scn), *_body(scn), "def statement_body():",
-             "    try:",
-             "        body()",
-             "    except BaseException as __es_caught_1__:",
-             "        __es_star_1__ = Star(__es_caught_1__)",
-             "        __es_part_1__ = None",
-             "        try:"]
-    for i, clause in enumerate(scn["clauses"]):
-        lines += [f"            __es_part_1__ = __es_star_1__.match({clause['types']})",
-                  "            if __es_part_1__ is not None:",
-                  "                e = __es_part_1__",
-                  "                try:"]
-        lines += _handler(i, clause, " " * 20)
-        lines += ["                except BaseException as __es_raised_1__:",
-                  "                    __es_star_1__.raised(__es_raised_1__)",
-                  "                finally:",
-                  "                    e = None",
-                  "                    del e"]
-    lines += ["            if __es_star_1__.finish():",
-              "                raise",
-              "        finally:",
-              "            del __es_star_1__, __es_part_1__",
-              "    finally:",
-              "        LOG.append(['finally', label(sys.exc_info()[1])])"]
-    return "\n".join(_statement(lines, False, _yields(scn))) + "\n"
 
 
 def render_catch(scn: Scenario, *, is_async: bool = False) -> str:
@@ -287,12 +236,12 @@ def clause(types: str, end: str = "pass", *steps: str) -> Dict[str, Any]:
     return {"types": types, "steps": list(steps), "end": end}
 
 
-def leaf(kind: str, msg: str) -> List[Any]:
-    return ["leaf", kind, msg]
+def leaf(kind: str, msg: str) -> Dict[str, Any]:
+    return {"kind": "leaf", "type": kind, "arg": msg}
 
 
-def group(kind: str, msg: str, *children: Any) -> List[Any]:
-    return ["group", kind, msg, list(children)]
+def group(kind: str, msg: str, *children: Any) -> Dict[str, Any]:
+    return {"kind": "group", "type": kind, "message": msg, "children": list(children)}
 
 
 FLAT = group("BaseExceptionGroup", "eg", leaf("ValueError", "v1"), leaf("TypeError", "t1"),
@@ -400,17 +349,11 @@ HAND_WRITTEN_GENERATORS: Dict[str, Dict[str, Any]] = {
 
 
 def run_source(source: str) -> Any:
-    """Execute one rendering in a fresh namespace; its outcome, as JSON would carry it."""
+    """Compile one rendering as exceptstar compiles it, run it in a fresh namespace; its outcome, as JSON."""
     namespace: Dict[str, Any] = {"__name__": "scenario"}
-    exec(compile(source, "<scenario>", "exec"), namespace)
+    exec(exceptstar.compile(source, "<scenario>", "exec"), namespace)
     return json.loads(json.dumps(namespace["run"]()))
 
 
-def main(path: str) -> None:
-    with open(path) as f:
-        sources = json.load(f)
-    print(json.dumps([run_source(s) for s in sources]))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1])
+def run_sources(sources: List[str]) -> List[Any]:
+    return [run_source(s) for s in sources]

@@ -1,0 +1,40 @@
+"""Where the outcomes of scenarios (``support.scenarios``) come from: natively, here, or through exceptstar.
+
+The native outcome is the expected one: on 3.12+ (with the built-in groups)
+the sources run in this process; otherwise, or when this process uses the
+pure classes, the newest native interpreter runs them.  (3.11 is not a
+reference: its ``except*`` keeps the unsplit group for the next clause when a
+clause matches nothing, where 3.12+ takes ``split``'s rest.)
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, List
+
+from exceptstar import PURE
+from support.interpreters import native_python
+from support.processes import call
+from support.scenarios import run_sources
+
+
+def run_here(sources: List[str]) -> List[Any]:
+    return run_sources(sources)
+
+
+def run_native(sources: List[str]) -> List[Any]:
+    if sys.version_info >= (3, 12) and not PURE:
+        return run_here(sources)
+    exe = native_python()
+    assert exe is not None, "no CPython 3.11+ on this machine"
+    return call(exe, "scenarios.run_sources", sources)  # type: ignore[no-any-return]
+
+
+def run_pure(sources: List[str]) -> List[Any]:
+    """On 3.11+: the sources under EXCEPTSTAR_PURE=1, in a child of this interpreter."""
+    return call(sys.executable, "scenarios.run_sources", sources, pure=True)  # type: ignore[no-any-return]
+
+
+def run_transformed(sources: List[str]) -> List[Any]:
+    """The sources where ``exceptstar.compile`` transforms ``except*``: here on 3.8-3.10 or when pure."""
+    return run_here(sources) if PURE else run_pure(sources)
