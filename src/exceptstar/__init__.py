@@ -44,6 +44,8 @@ _LAZY = {
     "compile": "._transform",
     "install": "._hook",
     "uninstall": "._hook",
+    "load_ipython_extension": "._ipython",  # %load_ext exceptstar
+    "unload_ipython_extension": "._ipython",
     "TracebackException": "._formatting",
     "format_exception": "._formatting",
     "format_exception_only": "._formatting",
