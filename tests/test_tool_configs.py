@@ -1,0 +1,160 @@
+"""``config`` and ``show`` against the real tools, on a project that targets 3.8 and uses except*.
+
+Each tool must refuse the project as it is (so the test shows the problem is
+real) and accept it with exactly the settings ``python -m exceptstar config``
+prints, pasted in as the README says.  The tools are those of the linting
+environments (the ``lint`` extra); elsewhere the tests skip, unless
+EXCEPTSTAR_REQUIRE_LINT says they must run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+JOBS = '''\
+from typing import List
+
+from exceptstar import ExceptionGroup
+
+
+def run(jobs: List[str]) -> int:
+    failed = 0
+    try:
+        raise ExceptionGroup("jobs", [ValueError(job) for job in jobs])
+    except* ValueError as group:
+        failed = len(group.exceptions)
+    return failed
+'''
+
+MAIN = '''\
+from app.jobs import run
+
+
+def main() -> None:
+    print(run(["a", "b"]))
+'''
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name, path=os.path.dirname(sys.executable))
+    if path is None:
+        if os.environ.get("EXCEPTSTAR_REQUIRE_LINT"):
+            pytest.fail(f"{name} is not installed in this environment")
+        pytest.skip(f"{name} is installed only in the linting interpreters' environments")
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    package = tmp_path / "src" / "app"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "jobs.py").write_text(JOBS)
+    (package / "main.py").write_text(MAIN)
+    return tmp_path
+
+
+def exceptstar(*args: str, cwd: Path) -> str:
+    proc = subprocess.run([sys.executable, "-m", "exceptstar", *args], cwd=cwd,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+
+
+def test_ruff(project: Path) -> None:
+    ruff = tool("ruff")
+    settings = '[tool.ruff]\ntarget-version = "py38"\n\n[tool.ruff.lint]\nselect = ["E", "F", "UP"]\n'
+    (project / "pyproject.toml").write_text(settings)
+    refused = run([ruff, "check", "src"], project)
+    assert refused.returncode == 1
+    assert "Cannot use `except*` on Python 3.8" in refused.stdout, refused.stdout
+
+    (project / "pyproject.toml").write_text(settings + "\n" + exceptstar("config", "ruff", "src", cwd=project))
+    accepted = run([ruff, "check", "src"], project)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_mypy(project: Path) -> None:
+    mypy = tool("mypy")
+    # The oldest target this mypy accepts: 3.8 under the 3.8 interpreter's mypy, else 3.10.
+    target = "3.8" if sys.version_info < (3, 9) else "3.10"
+    settings = f'python_version = "{target}"\nstrict = true\nmypy_path = "src"\nfiles = ["src"]\n'
+    (project / "pyproject.toml").write_text("[tool.mypy]\n" + settings)
+    refused = run([mypy, "--python-executable", sys.executable], project)
+    # mypy parses with its interpreter's parser: 3.8's knows no except* at all.
+    assert refused.returncode != 0
+    message = "invalid syntax" if sys.version_info < (3, 11) and target == "3.8" else "3.11"
+    assert "jobs.py" in refused.stdout and message in refused.stdout, refused.stdout
+
+    config = exceptstar("config", "mypy", "src", cwd=project)
+    # The printed [tool.mypy] table gains the project's own settings.
+    (project / "pyproject.toml").write_text(config.replace("[tool.mypy]\n", "[tool.mypy]\n" + settings))
+    accepted = run([mypy, "--python-executable", sys.executable], project)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_pyright(project: Path) -> None:
+    pyright = tool("basedpyright")
+    settings = {"pythonVersion": "3.8", "include": ["src"], "typeCheckingMode": "standard"}
+    (project / "pyrightconfig.json").write_text(json.dumps(settings))
+    command = [pyright, "--pythonpath", sys.executable]
+    refused = run(command, project)
+    assert refused.returncode == 1
+    assert "jobs.py" in refused.stdout, refused.stdout
+
+    config = exceptstar("config", "pyright", "src", cwd=project)
+    settings.update(json.loads(config[config.index("{"):]))
+    (project / "pyrightconfig.json").write_text(json.dumps(settings))
+    accepted = run(command, project)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_config_finds_the_files_as_check_does(project: Path) -> None:
+    (project / "src" / "app" / "README.txt").write_text("except* in prose")
+    (project / ".venv").mkdir()
+    (project / ".venv" / "vendored.py").write_text(JOBS)
+    config = exceptstar("config", "pyright", cwd=project)
+    assert json.loads(config[config.index("{"):]) == {"ignore": ["src/app/jobs.py"]}
+
+
+def test_config_without_star_files(tmp_path: Path) -> None:
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    proc = subprocess.run([sys.executable, "-m", "exceptstar", "config", "ruff", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert proc.stdout == ""
+    assert "no file uses except*" in proc.stderr
+
+
+def test_config_unknown_tool(project: Path) -> None:
+    proc = run([sys.executable, "-m", "exceptstar", "config", "pylint"], project)
+    assert proc.returncode == 2
+    assert "unknown tool 'pylint'" in proc.stderr
+
+
+@pytest.mark.skipif(sys.version_info < (3, 9), reason="show needs ast.unparse (3.9+)")
+def test_show_maps_lines(project: Path) -> None:
+    shown = exceptstar("show", "src/app/jobs.py", cwd=project).splitlines()
+    # What runs: the handler became a call of the engine, and its body keeps its line.
+    assert any(line.split("|", 1)[1].strip() == "failed = len(group.exceptions)"
+               and line.split("|", 1)[0].strip() == "11" for line in shown), shown
+    assert any("__es_star_1__.match(ValueError)" in line for line in shown), shown
+    assert not any("except*" in line for line in shown)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 9), reason="3.8 has no ast.unparse")
+def test_show_on_38_says_why(project: Path) -> None:
+    proc = run([sys.executable, "-m", "exceptstar", "show", "src/app/jobs.py"], project)
+    assert proc.returncode == 2
+    assert "3.9" in proc.stderr
