@@ -52,6 +52,9 @@ def adopt(only_package: bool = False) -> int:
     if not isinstance(theirs_base, type) or not isinstance(theirs, type):
         return 0
     ours_base, ours = _classes.BaseExceptionGroup, _classes.ExceptionGroup
+    # Most modules hold neither class: a set test over their values' ids, in
+    # C, rules them out (a pytest process has hundreds of modules).
+    targets = {id(theirs_base), id(theirs)}
     rebound = 0
     for name, module in list(sys.modules.items()):
         # The defining module keeps its classes: their methods look them up there.
@@ -60,6 +63,8 @@ def adopt(only_package: bool = False) -> int:
         if only_package and name != _PACKAGE and not name.startswith(_PACKAGE + "."):
             continue
         namespace = _namespace_of(module)
+        if targets.isdisjoint(map(id, namespace.values())):
+            continue
         found = [key for key, value in namespace.items() if value is theirs_base or value is theirs]
         for key in found:
             namespace[key] = ours_base if namespace[key] is theirs_base else ours
