@@ -1,15 +1,15 @@
 """``python -m exceptstar demo``: runs the demo program, which is written with ``except*``.
 
-The program lives in ``_demo_program.txt`` (3.8-3.10 cannot even compile it,
-so it cannot be a module of the package); it is compiled with
-``exceptstar.compile`` under its real path, so its tracebacks quote its lines.
+The program lives in ``_demo_program.txt`` (3.8-3.10 cannot compile it, so it
+cannot be a module of the package); it is compiled with ``exceptstar.compile``
+under its real path, and prints the same on every version but for the last
+line, which says how ``except*`` was provided.
 """
 
 import os
 import platform
 import sys
 
-from . import _transform
 from ._version import __version__
 
 TYPE_CHECKING = False
@@ -20,16 +20,17 @@ PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_demo_progra
 
 
 def main() -> int:
+    import exceptstar
+
     with open(PROGRAM, "rb") as file:
-        code = _transform.compile(file.read(), PROGRAM, "exec", dont_inherit=True)
+        code = exceptstar.compile(file.read(), PROGRAM, "exec", dont_inherit=True)
     namespace: Dict[str, Any] = {"__name__": "exceptstar_demo", "__file__": PROGRAM}
     exec(code, namespace)
-    from ._formatting import print_exception
-
-    transformed = namespace["run"](print_exception)
+    transformed = namespace["run"]()
     interpreter = f"{platform.python_implementation()} {platform.python_version()}"
     sys.stdout.flush()
     if transformed:
+        # Transformed on 3.11+ only under EXCEPTSTAR_PURE=1, which also makes the groups pure.
         print(f"\nexcept* was provided by exceptstar {__version__}: transformed for {interpreter}, "
               "with its pure-Python ExceptionGroup"
               + (" (EXCEPTSTAR_PURE=1)" if sys.version_info >= (3, 11) else ""))

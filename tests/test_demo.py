@@ -1,0 +1,55 @@
+"""``python -m exceptstar demo``: the same output on every version but for its last line.
+
+The demo connects, in a TaskGroup and with ``all_errors=True``, to closed ports
+of 127.0.0.1, handles the refused connections with except* and prints what
+propagated.  Its output here (3.8-3.10: transformed except*, exceptstar's
+TaskGroup; 3.11+: native) must equal the output of the newest CPython 3.13,
+where all of it is native, once the port numbers (chosen at random) are set
+aside; only the last line, saying how except* was provided, differs.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv"))
+
+
+def demo(exe: str, pure: bool, cwd: Path) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "EXCEPTSTAR"))}
+    env["PYTHONPATH"] = str(SRC)
+    if pure:
+        env["EXCEPTSTAR_PURE"] = "1"
+    proc = subprocess.run([exe, "-m", "exceptstar", "demo"], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+    # The closed ports are whatever the system hands out: numbered by first appearance.
+    ports: dict[str, str] = {}
+    text = re.sub(r"(?<![\d.])[1-9]\d{3,4}(?![\d.])", lambda m: ports.setdefault(m[0], f"<port {len(ports)}>"),
+                  proc.stdout)
+    return text.splitlines()
+
+
+@pytest.mark.parametrize("pure", [False, True] if sys.version_info >= (3, 11) else [False])
+def test_demo_prints_as_native_313(pure: bool, tmp_path: Path) -> None:
+    natives = sorted(glob.glob(str(PYENV_ROOT / "versions" / "3.13.*" / "bin" / "python3.13")))
+    if not natives:
+        pytest.skip("no CPython 3.13 under pyenv")
+    reference = demo(natives[-1], False, tmp_path)
+    assert reference[-1].startswith("except* was provided natively by CPython 3.13")
+    ours = demo(sys.executable, pure, tmp_path)
+    assert ours[:-1] == reference[:-1]
+    transformed = sys.version_info < (3, 11) or pure
+    assert ours[-1].startswith("except* was provided by exceptstar" if transformed else
+                               "except* was provided natively")
+    assert "except* ConnectionRefusedError handled 3 of them:" in reference
+    assert "     while connecting to 127.0.0.1:8o80" in reference
+    assert "    [Errno 111] Connect call failed ('127.0.0.1', <port 0>)" in reference
