@@ -21,6 +21,7 @@ ORDERS = {
     "exceptstar first": "import exceptstar\nimport exceptiongroup\n",
     "backport first": "import exceptiongroup\nimport exceptstar\n",
     "pytest first": "import pytest\nimport exceptstar\nimport exceptiongroup\n",
+    "anyio and Trio first": "import anyio, trio\nimport exceptstar\nimport exceptiongroup\n",
     "backport, then a module binding its names, then exceptstar": (
         "import exceptiongroup\nfrom exceptiongroup import BaseExceptionGroup as Held\nimport exceptstar\n"),
 }
@@ -67,6 +68,18 @@ out.append(["our suppress() on the backport's group", "suppressed"])
 
 text = "".join(exceptiongroup.format_exception(EG("f", [ValueError("member")])))
 out.append(["backport's formatter shows members", "ValueError: member" in text])
+if "trio" in globals():
+    async def fail():
+        raise KeyError("k")
+
+    async def main():
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(fail)
+
+    try:
+        trio.run(main)
+    except BaseException as nursery_group:
+        out.append(["a Trio nursery's group", isinstance(nursery_group, BEG), type(nursery_group).__name__])
 if "Held" in globals():
     out.append(["a name bound before exceptstar", Held is BEG])
 print(json.dumps(out))
@@ -82,7 +95,7 @@ def observe(exe: str, order: str) -> list[object]:
 
 @pytest.fixture(scope="module")
 def reference() -> str:
-    exe = reference_python("exceptiongroup", "pytest")
+    exe = reference_python("exceptiongroup", "pytest", "anyio", "trio")
     if exe is None:
         pytest.skip("no 3.11+ environment with the backport to compare with")
     return exe
@@ -90,6 +103,9 @@ def reference() -> str:
 
 @pytest.mark.parametrize("order", sorted(ORDERS))
 def test_every_import_order_gives_one_hierarchy(order: str, reference: str) -> None:
+    if "Trio" in order:
+        pytest.importorskip("trio")
+        pytest.importorskip("anyio")
     ours = observe(sys.executable, order)
     assert ours == observe(reference, order)
     # The program is not vacuous: every group is the backport's and is caught as one.

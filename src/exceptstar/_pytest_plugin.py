@@ -3,7 +3,8 @@
 Registered as the ``pytest11`` entry point ``exceptstar``, so it is on once
 exceptstar is installed (``-p no:exceptstar`` turns it off; ``-p exceptstar``
 loads it where entry points are not used).  Does nothing on 3.11+ unless
-``EXCEPTSTAR_PURE=1``.
+``EXCEPTSTAR_PURE=1``.  On 3.8-3.10 it also gives test code and the code it
+tests 3.11's built-in names (``_py311``).
 
 pytest compiles test modules and ``conftest.py`` itself, to rewrite their
 asserts: it parses the source, rewrites the tree and compiles it.  For files
@@ -124,6 +125,9 @@ def _report_pure_groups() -> None:
     looks both names up in its module at call time, so a tuple that adds our
     class serves its isinstance checks and ``except`` clauses, and our
     ``TracebackException`` (which knows every kind of group) formats them.
+    On 3.8-3.10 pytest's name is usually our class already (``_backport``);
+    the tuple then serves the built-in class under ``EXCEPTSTAR_PURE=1`` and
+    the backport's under ``EXCEPTSTAR_NO_BACKPORT=1``.
     """
     import builtins
     import importlib
