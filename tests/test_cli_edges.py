@@ -282,3 +282,63 @@ def test_unknown_command_is_named(tmp_path: Path) -> None:
     # Arguments after the script are the program's, --help included.
     (tmp_path / "args.py").write_text("import sys; print(sys.argv)\n")
     assert exceptstar("run", "args.py", "--help", cwd=tmp_path).stdout == "['args.py', '--help']\n"
+
+
+# --- the console ----------------------------------------------------------------
+
+CONSOLE_SESSION = textwrap.dedent("""\
+    def f():
+        try:
+            pass
+        except* A:
+            return 1
+
+    for x in []:
+        try:
+            pass
+        except* A:
+            break
+
+    try:
+        pass
+    except A:
+        pass
+    except* B: pass
+
+    try:
+        pass
+    except*:
+        pass
+
+    try:
+        pass
+    except* A:
+
+    print("after")
+    """)
+
+
+def _console_lines(stderr: str) -> list[str]:
+    """The console's output after its banner, without the closing message."""
+    lines = stderr.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  File"))
+    return [line for line in lines[start:] if line != "now exiting InteractiveConsole..."]
+
+
+def test_console_reports_invalid_except_star_as_native(tmp_path: Path) -> None:
+    # 3.10's codeop said "incomplete input", a line early; 3.13's codeop gives the error itself.
+    ours = exceptstar("run", cwd=tmp_path, stdin=CONSOLE_SESSION)
+    reference = subprocess.run([native(), "-c", "import code; code.interact()"], cwd=tmp_path,
+                               input=CONSOLE_SESSION, capture_output=True, text=True, env=_env(False), timeout=60)
+    # The prompts (on stdout, as input() writes them) show when each error came.
+    assert ours.stdout == reference.stdout
+    mine, theirs = _console_lines(ours.stderr), _console_lines(reference.stderr)
+    if sys.version_info >= (3, 10):
+        assert mine == theirs
+    else:
+        # 3.8-3.9 draw one caret, quote no text for compiler errors, and say
+        # "expected an indented block" in their own words: the errors and their lines must agree.
+        def errors(lines: list[str]) -> list[str]:
+            return [line.split(" after ")[0] for line in lines if "Error: " in line or "line " in line]
+
+        assert errors(mine) == errors(theirs)

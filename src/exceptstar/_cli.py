@@ -271,11 +271,37 @@ def _console() -> int:
             if kwargs.get("incomplete_input", True) is False:
                 # codeop's last attempt (3.13): compile as complete input.
                 flags &= ~(_DONT_IMPLY_DEDENT | _ALLOW_INCOMPLETE_INPUT)
-            codeob = _transform.compile(source, filename, symbol, flags, True)
+            try:
+                codeob = self._compile(source, filename, symbol, flags)
+            except SyntaxError as error:
+                lines = source.splitlines()
+                if (type(error) is SyntaxError and not error.text and error.lineno
+                        and 0 < error.lineno <= len(lines) and _transform.has_except_star(source)):
+                    # As 3.13's console: a compiler error quotes the line typed.
+                    error.text = lines[error.lineno - 1]
+                raise
             for feature in _future_features():
                 if codeob.co_flags & feature.compiler_flag:
                     self.flags |= feature.compiler_flag
             return codeob
+
+        def _compile(self, source: str, filename: str, symbol: str, flags: int) -> "Any":
+            try:
+                return _transform.compile(source, filename, symbol, flags, True)
+            except SyntaxError as error:
+                if "incomplete input" not in str(error) or not _transform.has_except_star(source):
+                    raise
+                # codeop before 3.13 reports what compiling the unfinished
+                # source says, "incomplete input", even when the source plus a
+                # newline is an error of its own (an invalid except* block).
+                # That error is the one to report, as 3.13's codeop does.
+                try:
+                    _transform.compile(source + "\n", filename, symbol, flags, True)
+                except SyntaxError as complete_error:
+                    if "incomplete input" in str(complete_error):
+                        raise error from None
+                    raise complete_error.with_traceback(None) from None
+                raise
 
     namespace = _fresh_main(None)
     namespace["__loader__"] = None

@@ -11,6 +11,7 @@ clauses the parser would reject (``except*:``, unparenthesized types).
 """
 
 import builtins
+import re
 
 from ._syntax import NO_TYPES, NOT_PARENTHESIZED, Problem, lines
 
@@ -149,12 +150,18 @@ class Scan:
         self.rewritten = "".join(edited)
 
     def restore_text(self, error: SyntaxError) -> None:
-        """Quote the user's line, not its rewritten form, in a parser error."""
+        """Quote the user's line, not its rewritten form, in a parser error; name
+        ``except*``, not ``except``, where the message names a starred clause."""
         if error.lineno and error.text is not None:
             rewritten = lines(self.rewritten)
             row = error.lineno
             if 0 < row <= len(rewritten) and error.text == rewritten[row - 1]:
                 error.text = self.lines[row - 1]
+        # 3.10+: "expected an indented block after 'except' statement on line N".
+        match = re.fullmatch(r"(.* after )'except'( statement on line (\d+))", error.msg or "")
+        if match and any(row == int(match.group(3)) for row, _ in self.stars):
+            error.msg = f"{match.group(1)}'except*'{match.group(2)}"
+            error.args = (error.msg, *error.args[1:])
 
     def _byte_col(self, row: int, col: int) -> int:
         return len(self.lines[row - 1][:col].encode("utf-8"))
