@@ -23,6 +23,10 @@ def tool(name: str) -> str:
 
 
 def test_mypy_strict() -> None:
+    if sys.version_info < (3, 10):
+        # The 3.8 environment has mypy for tests/test_typing.py's 3.8 target; its
+        # older typeshed is not the one the package is kept clean against.
+        pytest.skip("the package is checked by the mypy of a newer interpreter")
     proc = subprocess.run([tool("mypy"), "--strict"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
