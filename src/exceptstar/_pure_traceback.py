@@ -128,6 +128,7 @@ class TracebackException(_StdTracebackException):
         compact: bool = False,
         max_group_width: int = 15,
         max_group_depth: int = 10,
+        save_exc_type: bool = True,
     ) -> "_Self":
         """Capture ``exc``, its chain and its members (the options of 3.13's).
 
@@ -137,7 +138,8 @@ class TracebackException(_StdTracebackException):
         """
         return cls(type(exc), exc, exc.__traceback__, limit=limit, lookup_lines=lookup_lines,
                    capture_locals=capture_locals, compact=compact,
-                   max_group_width=max_group_width, max_group_depth=max_group_depth)
+                   max_group_width=max_group_width, max_group_depth=max_group_depth,
+                   save_exc_type=save_exc_type)
 
     def _capture(self, exc_type: "Any", exc_value: "Any", tb: "Any", options: "Any",
                  with_frames: bool) -> None:
