@@ -16,15 +16,16 @@ the interpreter restores when that block ends, so nothing outlives it.  ctypes
 is imported on first use only: ``import exceptstar`` must stay cheap.
 """
 
+import builtins
 import sys
 
-from . import _classes
-from ._groups import subset
+from . import _classes, _frames, _groups
+from ._groups import MAX_DEPTH, SPLIT_TOO_DEEP, subset
 from ._rules import real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, List, Optional, Set, Tuple
+    from typing import Any, Callable, Iterator, List, Optional, Set, Tuple
 
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
@@ -41,6 +42,16 @@ else:  # pragma: no cover - the built-in constructor is already fast
         return _BaseExceptionGroup("", (exc,))
 
 
+# The group classes whose split()/derive() are exceptstar's or CPython's own
+# code: what they raise is an interrupt of the machinery (see `interrupted`),
+# not an error of the user's that propagates alone.
+_PLAIN_GROUPS: "Set[type]" = {_groups.BaseExceptionGroup, _groups.ExceptionGroup}
+if hasattr(builtins, "BaseExceptionGroup"):
+    _PLAIN_GROUPS |= {builtins.BaseExceptionGroup, getattr(builtins, "ExceptionGroup")}  # noqa: B009 - typed for 3.10
+_PLAIN_SPLITS: "Set[object]" = {getattr(cls, "split") for cls in _PLAIN_GROUPS}  # noqa: B009
+_PLAIN_DERIVES: "Set[object]" = {getattr(cls, "derive") for cls in _PLAIN_GROUPS}  # noqa: B009
+_PLAIN_GETATTRIBUTES: "Set[object]" = {cls.__getattribute__ for cls in _PLAIN_GROUPS}
+
 _CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
 _CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
 
@@ -48,7 +59,17 @@ _CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use 
 # --- making an exception the handled one -----------------------------------
 
 def _bind_set_handled() -> "Callable[[BaseException], None]":
-    import ctypes
+    # Importing ctypes runs hundreds of lines of Python: a tracer (a debugger,
+    # coverage, sys.settrace) would see them inside the user's first except*.
+    # CPython binds nothing there, so the import runs untraced.
+    trace = sys.gettrace()
+    if trace is not None:
+        sys.settrace(None)
+    try:
+        import ctypes
+    finally:
+        if trace is not None:
+            sys.settrace(trace)
 
     api = ctypes.pythonapi
     if sys.version_info >= (3, 11):
@@ -74,23 +95,31 @@ def _bind_set_handled() -> "Callable[[BaseException], None]":
     set_exc_info = bind("PyErr_SetExcInfo", (ctypes.c_void_p,) * 3, None)
 
     def set_handled(exc: BaseException) -> None:
-        if exc.__traceback__ is None:  # a new group: NULL needs no reference, nor a call
-            set_exc_info(new_type_ref(exc), new_ref(exc), None)
-        else:
+        if isinstance(exc, BaseException) and exc.__traceback__ is not None:
             set_exc_info(new_type_ref(exc), new_ref(exc), new_tb_ref(exc))
+        else:
+            # A new group has no traceback: NULL needs no reference, nor a call.
+            # Nor has what a broken split() returns as a part, made handled as in C.
+            set_exc_info(new_type_ref(exc), new_ref(exc), None)
 
     return set_handled
 
 
-_setter: "Optional[Callable[[BaseException], None]]" = None
+def _bind_on_first_use(exc: BaseException) -> None:
+    """``set_handled`` until its first call, which binds the C call and puts it in its place.
+
+    Later calls then run no Python frame here (none at all on 3.11+): fewer
+    events for tracers and debuggers, which CPython's C code does not give.
+    """
+    global set_handled
+    if set_handled is _bind_on_first_use:
+        set_handled = _bind_set_handled()
+    set_handled(exc)
 
 
-def set_handled(exc: BaseException) -> None:
-    """Make ``exc`` the exception of the ``except`` block that is running."""
-    global _setter
-    if _setter is None:
-        _setter = _bind_set_handled()
-    _setter(exc)
+# Make an exception the exception of the `except` block that is running.
+# Look it up on this module at each use: it is replaced on first use.
+set_handled: "Callable[[BaseException], None]" = _bind_on_first_use
 
 
 # --- the clause check and match --------------------------------------------
@@ -128,10 +157,16 @@ class Star:
 
     Created with what the body raised; ``match`` is then called for every
     clause in order, ``raised`` with whatever a matched clause's handler
-    raised, and ``finish`` once at the end.
+    raised, and ``finish`` once at the end (``outcome`` for transformed code,
+    which drops the ``Star`` itself).
+
+    Every method leaves the state consistent at every line, so that an
+    exception arriving in the middle (a signal handler's ``KeyboardInterrupt``,
+    a tracer's error) can be recorded by ``interrupted`` as if a handler had
+    raised it at that point, and the statement finished with nothing lost.
     """
 
-    __slots__ = ("_orig", "_raised", "_rest")
+    __slots__ = ("_alone", "_done", "_orig", "_raised", "_rest")
 
     def __init__(self, exc: "Optional[BaseException]" = None) -> None:
         if exc is None:
@@ -143,7 +178,17 @@ class Star:
         # What later clauses may still match: the naked exception itself until
         # a clause takes it (it is wrapped then, as CPython does).
         self._rest: Optional[BaseException] = exc
-        self._raised: Optional[List[BaseException]] = None
+        # What the handlers raised, in clause order.  Transformed code appends
+        # with `star._raised += (exc,)`, which calls nothing: no interrupt can
+        # fall between a handler's exception and its record.
+        self._raised: Optional[Tuple[BaseException, ...]] = ()
+        # How many match() calls have returned: tells `interrupted` whether an
+        # exception came from a clause's types expression or after its match.
+        self._done = 0
+        # The exception that propagates on its own, as CPython's does: an
+        # invalid clause, a bad split() result, an error of a group's own
+        # split() or derive().
+        self._alone: Optional[BaseException] = None
 
     def match(self, types: object) -> "Optional[BaseException]":
         """Check the clause's ``types`` and take from what is left what they match.
@@ -157,71 +202,146 @@ class Star:
         if type(types) is type:
             # The common case, a plain class, checked and matched inline.
             if not real_issubclass(BaseException, types):
-                raise TypeError(_CANNOT_CATCH)
+                raise self._refuse(_CANNOT_CATCH)
             if issubclass(types, _classes.GROUPS):
-                raise TypeError(_CANNOT_CATCH_GROUP)
-            if rest is None:
-                return None
-            full = real_issubclass(types, type(rest))
+                raise self._refuse(_CANNOT_CATCH_GROUP)
+            full = rest is not None and real_issubclass(types, type(rest))
         else:
             error = invalid_types_message(types)
             if error is not None:
-                raise TypeError(error)
-            if rest is None:
-                return None
-            full = _given_matches(type(rest), types)
-        part: Optional[BaseException]
+                raise self._refuse(error)
+            full = rest is not None and _given_matches(type(rest), types)
+        part: Optional[BaseException] = None
         if full:
-            part = rest if isinstance(rest, _classes.GROUPS) else _wrap(rest)
-            self._rest = None
+            part = rest if isinstance(rest, _classes.GROUPS) else _wrap(rest)  # type: ignore[arg-type]
+            rest = None
         elif isinstance(rest, _classes.GROUPS):
-            pair = rest.split(types)  # type: ignore[attr-defined]
-            if type(pair) is not tuple:
-                raise TypeError(
-                    f"{type(rest).__name__}.split must return a tuple, not {type(pair).__name__}"
-                )
-            if len(pair) < 2:
-                raise TypeError(
-                    f"{type(rest).__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
-                )
-            part = pair[0]
-            self._rest = pair[1]
-            if part is None:
-                return None
-        else:
-            return None
-        set_handled(part)
+            part, rest = self._split(rest, types)  # type: ignore[arg-type]
+        if part is not None:
+            set_handled(part)
+        # One line that calls nothing: an interrupt finds the clause either
+        # taken (its part then counts as handled) or not taken at all.
+        self._rest, self._done = rest, self._done + 1
         return part
+
+    def _split(self, group: BaseException, types: object) -> "Tuple[Any, Any]":
+        """CPython's split step of CHECK_EG_MATCH, with its checks of what ``split`` returns."""
+        if _own_code_only(type(group)):
+            pair = group.split(types)  # type: ignore[attr-defined]
+        else:
+            try:
+                pair = group.split(types)  # type: ignore[attr-defined]
+            except BaseException as error:
+                # The group's own code failed: that propagates alone, as in C.
+                self._alone = error
+                raise
+        if type(pair) is not tuple:
+            raise self._refuse(f"{type(group).__name__}.split must return a tuple, not {type(pair).__name__}")
+        if len(pair) < 2:
+            raise self._refuse(
+                f"{type(group).__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
+            )
+        return pair[0], pair[1]
+
+    def _refuse(self, message: str) -> TypeError:
+        error = TypeError(message)
+        self._alone = error
+        return error
 
     def raised(self, exc: BaseException) -> None:
         """Record what the handler of the last matched clause raised."""
-        if self._raised is None:
-            self._raised = [exc]
-        else:
-            self._raised.append(exc)
+        self._raised += (exc,)  # type: ignore[operator]
 
-    def finish(self) -> "Optional[BaseException]":
-        """What propagates (None: nothing), made the handled exception; the Star then holds nothing.
+    def outcome(self) -> "Optional[BaseException]":
+        """What propagates (None: nothing), made the handled exception.
 
-        The caller then runs a bare ``raise``, which re-raises it exactly (no
-        traceback entry, no ``__context__``), as CPython's ``RERAISE`` does.
+        Computed from the state, which it leaves as it is: after an interrupt
+        the transformed statement records it and asks again.  The caller then
+        runs a bare ``raise``, which re-raises it exactly (no traceback entry,
+        no ``__context__``), as CPython's ``RERAISE`` does.
         """
         orig = self._orig
         rest = self._rest
-        raised = self._raised
-        self._orig = self._rest = self._raised = None
+        raised: Tuple[BaseException, ...] = self._raised  # type: ignore[assignment]
         result: Optional[BaseException]
         if not isinstance(orig, _classes.GROUPS):
-            # A naked exception: at most one clause ran, so there is one candidate.
-            result = raised[0] if raised else rest
-        elif raised is None:
-            result = None if rest is None else prep_reraise_star(orig, [rest])  # type: ignore[arg-type]
+            # A naked exception: at most one clause ran, so there is one
+            # candidate, unless an interrupt was recorded besides.
+            if not raised:
+                result = rest
+            elif rest is None and len(raised) == 1:
+                result = raised[0]
+            else:
+                result = _BaseExceptionGroup("", [*raised, *([] if rest is None else [rest])])
+        elif rest is None and not raised:
+            result = None
+        elif _own_code_only(type(orig)):
+            result = prep_reraise_star(orig, [*raised, rest])  # type: ignore[arg-type]
         else:
-            raised.append(rest)  # type: ignore[arg-type]
-            result = prep_reraise_star(orig, raised)  # type: ignore[arg-type]
+            try:
+                result = prep_reraise_star(orig, [*raised, rest])  # type: ignore[arg-type]
+            except BaseException as error:
+                # A derive() of the group's own failed: alone, as in C.
+                self._alone = error
+                raise
         if result is not None:
             set_handled(result)
         return result
+
+    def finish(self) -> "Optional[BaseException]":
+        """``outcome()``, after which the Star holds nothing (for ``catch()``, which keeps it in a local)."""
+        result = self.outcome()
+        self._orig = self._rest = self._raised = None
+        return result
+
+
+def _own_code_only(cls: type) -> bool:
+    """Whether ``split``/``derive`` of groups of ``cls`` run only exceptstar's or CPython's code."""
+    if cls in _PLAIN_GROUPS:
+        return True
+    return (getattr(cls, "split", None) in _PLAIN_SPLITS and getattr(cls, "derive", None) in _PLAIN_DERIVES
+            and cls.__getattribute__ in _PLAIN_GETATTRIBUTES)
+
+
+def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
+    """What a transformed statement does with an exception raised by its own machinery.
+
+    Called in the handler of the ``try`` around ``Star()``/``match()`` of
+    clause ``clause`` (1-based) or ``outcome()`` (0), with the ``Star`` (None
+    if ``Star()`` had not returned).  None: the exception propagates on its
+    own, as CPython's does (an invalid clause, a failing types expression, a
+    group's own ``split``/``derive``); the caller deletes its names and
+    re-raises it.  Otherwise the exception arrived while exceptstar's code ran
+    where CPython runs C (a ``KeyboardInterrupt``, a tracer's exception): it
+    is recorded as if the clause's handler had raised it, so that nothing of
+    the group is lost, and the Star is returned for the statement to go on.
+    """
+    exc = sys.exc_info()[1]
+    if star is None:
+        # Nothing matched yet: the exception handled when Star() was called,
+        # the statement's own, is this one's context.
+        orig = exc.__context__  # type: ignore[union-attr]
+        if orig is None:
+            _frames.strip(exc)  # type: ignore[arg-type]
+            return None
+        star = Star(orig)
+    elif exc is star._alone or (clause and star._done < clause and not _in_match(exc)):  # type: ignore[arg-type]
+        _frames.strip(exc)  # type: ignore[arg-type]
+        return None
+    star._raised += (_frames.strip(exc),)  # type: ignore[arg-type,operator]
+    if clause:
+        star._done = clause
+    return star
+
+
+def _in_match(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised inside ``Star.match`` (or a call it made)."""
+    tb = exc.__traceback__
+    inner = None if tb is None else tb.tb_next
+    return inner is not None and inner.tb_frame.f_code is _MATCH_CODE
+
+
+_MATCH_CODE = Star.match.__code__
 
 
 # --- what propagates ---------------------------------------------------------
@@ -283,14 +403,28 @@ def _project(group: BaseException, leaf_ids: "Set[int]") -> "Optional[BaseExcept
 
     CPython's split by instance ids: groups are rebuilt with their own
     ``derive`` (never reused, even when every leaf is kept), innermost first,
-    and given the original's metadata.
+    and given the original's metadata.  A loop over an explicit stack, not
+    recursion: C nests groups as deep as memory allows.
     """
-    kept = []
-    for member in group.exceptions:  # type: ignore[attr-defined]
-        if id(member) in leaf_ids:
-            kept.append(member)
-        elif isinstance(member, _classes.GROUPS):
-            part = _project(member, leaf_ids)  # type: ignore[arg-type]
-            if part is not None:
-                kept.append(part)
-    return subset(group, kept, None, _classes.GROUPS)
+    groups = _classes.GROUPS
+    # One entry per group being walked: the group, its remaining members, what is kept of it.
+    stack: List[Tuple[BaseException, Iterator[BaseException], List[BaseException]]] = [
+        (group, iter(group.exceptions), [])  # type: ignore[attr-defined]
+    ]
+    part: Optional[BaseException] = None
+    while stack:
+        node, members, kept = stack[-1]
+        for member in members:
+            if id(member) in leaf_ids:
+                kept.append(member)
+            elif isinstance(member, groups):
+                if len(stack) >= MAX_DEPTH:  # C projects with the same recursion as it splits
+                    raise RecursionError(SPLIT_TOO_DEEP)
+                stack.append((member, iter(member.exceptions), []))  # type: ignore[attr-defined]
+                break
+        else:
+            stack.pop()
+            part = subset(node, kept, None, groups)
+            if stack and part is not None:
+                stack[-1][2].append(part)
+    return part

@@ -19,13 +19,16 @@ from ._rules import MISSING, is_exception_class, is_sequence, real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
+    from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
     _Self = TypeVar("_Self", bound="BaseExceptionGroup")
     _Condition = Union[
         Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]
     ]
     _Matcher = Callable[[BaseException], bool]
+    # A group being split: it, its members not yet seen, its matching and rest parts, the matching member types.
+    _Walk = Tuple["BaseExceptionGroup", Iterator[BaseException], List[BaseException], List[BaseException],
+                  Optional[Set[type]]]
 
 # Up to this many distinct member types, construction keeps their set (split's).
 _FEW_TYPES = 8
@@ -275,10 +278,53 @@ class _TypeMatcher:
         return {t for t in member_types if self.type_matches(t)}
 
 
+# C splits recursively, within 3.13's C recursion limit (10,000 calls, of
+# which a split called from the top level of a module has used 3): a group
+# nested deeper raises this RecursionError there.  Here the walk is a loop, so
+# the depth is counted instead, and the interpreter's own (Python) recursion
+# limit, far lower, plays no part.
+MAX_DEPTH = 9997
+SPLIT_TOO_DEEP = "maximum recursion depth exceeded in exceptiongroup_split_recursive"
+
+
 def _split(
     group: BaseExceptionGroup, matcher: "_Matcher", construct_rest: bool
 ) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
-    """exceptiongroup_split_recursive below the top node, which the caller has tested."""
+    """exceptiongroup_split_recursive below the top node, which the caller has tested.
+
+    A loop over an explicit stack of the groups being walked, not recursion:
+    C splits groups nested as deep as memory allows.
+    """
+    stack: List[_Walk] = []
+    pair = _split_open(group, matcher, construct_rest, stack)
+    while stack:
+        node, members, matched, rest, by_type = stack[-1]
+        if pair is not None:  # the split of the member group just walked
+            if pair[0] is not None:
+                matched.append(pair[0])
+            if pair[1] is not None:
+                rest.append(pair[1])
+            pair = None
+        for exc in members:
+            if (type(exc) in by_type) if by_type is not None else matcher(exc):
+                matched.append(exc)
+            elif isinstance(exc, BaseExceptionGroup):
+                if len(stack) >= MAX_DEPTH:
+                    raise RecursionError(SPLIT_TOO_DEEP)
+                pair = _split_open(exc, matcher, construct_rest, stack)
+                break
+            elif construct_rest:
+                rest.append(exc)
+        else:
+            stack.pop()
+            pair = subset(node, matched, None), (subset(node, rest, None) if construct_rest else None)
+    return pair  # type: ignore[return-value]
+
+
+def _split_open(
+    group: BaseExceptionGroup, matcher: "_Matcher", construct_rest: bool, stack: "List[_Walk]"
+) -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
+    """Split ``group`` at once if no member needs a split of its own; else push it on ``stack`` (None)."""
     excs = group._exceptions
     member_types = group._member_types
     if member_types is None:
@@ -288,7 +334,12 @@ def _split(
         not_matching = member_types.difference(matching)
         # A member group that does not match whole must be split itself; any
         # other member goes entirely to one side, decided by its type alone.
-        if not any(real_issubclass(BaseExceptionGroup, t) for t in not_matching):
+        nests = False
+        for t in not_matching:  # a loop: no generator frame on this hot path
+            if real_issubclass(BaseExceptionGroup, t):
+                nests = True
+                break
+        if not nests:
             if not matching:
                 matched: List[BaseException] = []
                 rest = list(excs)
@@ -308,20 +359,8 @@ def _split(
         by_type: Optional[Set[type]] = matching
     else:
         by_type = None  # a predicate: called on every node, in order
-    matched = []
-    rest = []
-    for exc in excs:
-        if (type(exc) in by_type) if by_type is not None else matcher(exc):
-            matched.append(exc)
-        elif isinstance(exc, BaseExceptionGroup):
-            sub_match, sub_rest = _split(exc, matcher, construct_rest)
-            if sub_match is not None:
-                matched.append(sub_match)
-            if sub_rest is not None:
-                rest.append(sub_rest)
-        elif construct_rest:
-            rest.append(exc)
-    return subset(group, matched, None), (subset(group, rest, None) if construct_rest else None)
+    stack.append((group, iter(excs), [], [], by_type))
+    return None
 
 
 def subset(

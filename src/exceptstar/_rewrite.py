@@ -6,26 +6,32 @@ names escape class-private mangling::
     try:
         BODY
     except __exceptstar__.BaseException:
-        __es_star_N__ = __exceptstar__.Star()     # takes sys.exc_info()
-        __es_part_N__ = None
-        try:
-            __es_part_N__ = __es_star_N__.match(T1)
+        __es_star_N__ = __es_part_N__ = None
+        try:                                      (the guard of clause k)
+            __es_star_N__ = __exceptstar__.Star()  # takes sys.exc_info(); first clause only
+            __es_part_N__ = __es_star_N__.match(Tk)
         except __exceptstar__.BaseException:
-            del __es_star_N__, __es_part_N__
-            __exceptstar__.hide_frames()
-            raise
+            __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, k)
+            if __es_star_N__ is None:             # an error that propagates alone
+                del __es_star_N__, __es_part_N__
+                raise
+            __es_part_N__ = None                  # an interrupt, recorded
         if __es_part_N__ is not None:
             e = __es_part_N__
             try:
-                H1
+                Hk
             except __exceptstar__.BaseException as __es_raised_N__:
-                __es_star_N__.raised(__es_raised_N__)
+                __es_star_N__._raised += (__es_raised_N__,)
             e = None
             del e
         ...                     (the same for every clause)
         try:
-            __es_part_N__ = __es_star_N__.finish()
-        except ...:             (as above)
+            __es_part_N__ = __es_star_N__.outcome()
+        except __exceptstar__.BaseException:
+            (as above, with 0 for k, then)
+            __es_part_N__ = __es_star_N__       # asks again below, outside the handler
+        if __es_part_N__ is __es_star_N__:
+            __es_part_N__ = __es_star_N__.outcome()
         if __es_part_N__ is not None:
             del __es_star_N__, __es_part_N__
             raise
@@ -34,6 +40,17 @@ names escape class-private mangling::
         ELSE
     finally:
         FINALLY
+
+Only calls into the engine are guarded: every exception a handler body
+raises is recorded, by code that calls nothing, so that a signal handler's
+``KeyboardInterrupt`` can only land in a guard (or in the user's own code),
+and every way out deletes the names.  What the engine's ``interrupted``
+records is then part of what propagates, as if the clause's handler had
+raised it: nothing of the group is lost.  A try around a handler body would
+cost one of CPython's 20 nested blocks per level of nested ``except*``; the
+guards hold no body.  (Only a second interrupt arriving while the first one
+is being recorded, or an exception a tracer raises on a line event of the
+scaffolding, can still leave a guard unguarded: those propagate alone.)
 
 Generated nodes carry the position of the user construct they stand for (a
 clause's machinery that of its ``except*`` line), so tracebacks, line events
@@ -193,8 +210,8 @@ class _StarTry:
         for index, handler in enumerate(node.handlers):
             clauses.extend(self._clause(index, handler))
         body: List[Any] = [
-            ast.Assign([_name(self.star, True)], ast.Call(_runtime("Star"), [], [])),
-            ast.Assign([_name(self.part, True)], ast.Constant(None)),
+            # Bound first, without a call, so that every guard's handler finds both.
+            ast.Assign([_name(self.star, True), _name(self.part, True)], ast.Constant(None)),
             *clauses,
             *self._finish(),
         ]
@@ -209,11 +226,13 @@ class _StarTry:
     def _clause(self, index: int, handler: "Any") -> "List[Any]":
         """Match the clause's types; if anything matched, run its body, recording what it raises."""
         # Everything a handler raises is caught and recorded, so what follows
-        # its try always runs: no `finally` needed.
-        record = ast.ExceptHandler(
-            _runtime("BaseException"), self.raised,
-            [ast.Expr(ast.Call(self._method("raised"), [_name(self.raised)], []))],
-        )
+        # its try always runs: no `finally` needed.  Recorded by an augmented
+        # assignment to a slot, which calls nothing: no signal handler can run
+        # between the exception and its record.
+        record = ast.ExceptHandler(_runtime("BaseException"), self.raised, [ast.AugAssign(
+            ast.Attribute(_name(self.star), "_raised", ast.Store()), ast.Add(),
+            ast.Tuple([_name(self.raised)], ast.Load()),
+        )])
         run: List[Any] = []
         cleanup: List[Any] = []
         if handler.name:
@@ -233,14 +252,23 @@ class _StarTry:
             _place([record, *cleanup], after)
         run.append(ast.Try(handler.body, [record], [], []))
         run.extend(cleanup)
-        generated = [self._engine_call("match", [handler.type]), ast.If(self._part_is_set(), run, [])]
+        calls = [ast.Assign([_name(self.part, True)], ast.Call(self._method("match"), [handler.type], []))]
+        if index == 0:
+            calls.insert(0, ast.Assign([_name(self.star, True)], ast.Call(_runtime("Star"), [], [])))
+        guard = self._guard(calls, index + 1, [ast.Assign([_name(self.part, True)], ast.Constant(None))])
+        generated = [guard, ast.If(self._part_is_set(), run, [])]
         _place(generated, handler)
         return generated
 
     def _finish(self) -> "List[Any]":
         """Ask the engine what propagates and re-raise it, with a bare ``raise`` as CPython's RERAISE."""
+        outcome = ast.Assign([_name(self.part, True)], ast.Call(self._method("outcome"), [], []))
+        # After an interrupt, asked again outside the guard's handler: the
+        # handled exception the engine sets there would not outlive it.
+        again = ast.Compare(_name(self.part), [ast.Is()], [_name(self.star)])
         return [
-            self._engine_call("finish", []),
+            self._guard([outcome], 0, [ast.Assign([_name(self.part, True)], _name(self.star))]),
+            ast.If(again, [ast.Assign([_name(self.part, True)], ast.Call(self._method("outcome"), [], []))], []),
             ast.If(self._part_is_set(), [self._release(), ast.Raise()], []),
             self._release(),
         ]
@@ -254,11 +282,14 @@ class _StarTry:
     def _release(self) -> "Any":
         return ast.Delete([ast.Name(self.star, ast.Del()), ast.Name(self.part, ast.Del())])
 
-    def _engine_call(self, method: str, args: "List[Any]") -> "Any":
-        # Only the engine's own calls are guarded, not the handler bodies:
-        # every try around a body costs one of CPython's 20 nested blocks.
-        call = ast.Call(self._method(method), args, [])
-        on_error = ast.ExceptHandler(_runtime("BaseException"), None, [
-            self._release(), ast.Expr(ast.Call(_runtime("hide_frames"), [], [])), ast.Raise(),
-        ])
-        return ast.Try([ast.Assign([_name(self.part, True)], call)], [on_error], [], [])
+    def _guard(self, calls: "List[Any]", step: int, then: "List[Any]") -> "Any":
+        """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring).
+
+        Only the engine's own calls are guarded, not the handler bodies:
+        every try around a body costs one of CPython's 20 nested blocks.
+        """
+        sort = ast.Assign([_name(self.star, True)],
+                          ast.Call(_runtime("interrupted"), [_name(self.star), ast.Constant(step)], []))
+        alone = ast.If(ast.Compare(_name(self.star), [ast.Is()], [ast.Constant(None)]),
+                       [self._release(), ast.Raise()], [])
+        return ast.Try(calls, [ast.ExceptHandler(_runtime("BaseException"), None, [sort, alone, *then])], [], [])

@@ -11,8 +11,9 @@ the code that uses it.
 import builtins
 import sys
 
-from . import _classes, _frames
+from . import _classes
 from ._engine import Star as Star  # what transformed code calls: __exceptstar__.Star
+from ._engine import interrupted as interrupted  # and __exceptstar__.interrupted
 from ._notes import add_note, add_note_default
 
 TYPE_CHECKING = False
@@ -55,18 +56,6 @@ def provide_group_names() -> None:
     module_globals = sys._getframe(1).f_globals
     module_globals.setdefault("ExceptionGroup", ExceptionGroup)
     module_globals.setdefault("BaseExceptionGroup", BaseExceptionGroup)
-
-
-def hide_frames() -> None:
-    """Drop exceptstar's frames from the traceback of the exception being handled.
-
-    Run by a transformed ``try`` on whatever leaves its ``except*`` clauses: a
-    TypeError for invalid types, or an error of a group's own ``split``, then
-    shows the user's frames only, as CPython's does.
-    """
-    exc = sys.exc_info()[1]
-    if exc is not None:
-        _frames.strip(exc)
 
 
 class Anchor:

@@ -1,0 +1,243 @@
+"""An exception arriving while the ``except*`` machinery runs loses nothing (issue 11, item 1).
+
+Natively the machinery is C: a signal handler's ``KeyboardInterrupt`` can
+only land in the user's code, and in a handler it travels on together with
+the rest of the group.  exceptstar's machinery is Python, so the interrupt
+can land inside it; it must then be treated as raised at that point: the
+unhandled rest of the group propagates with it, no scaffolding name stays
+behind, and no frame of exceptstar's shows.
+
+Each check runs in a child with the transformation on (``EXCEPTSTAR_PURE=1``
+on 3.11+): a tracer raises ``KeyboardInterrupt`` at every single event
+(call, line, return) of exceptstar's frames in turn, and a timer signal at
+spread-out moments; every outcome is checked.  Where CPython has an
+equivalent point (the end of the statement: the interrupt as raised by the
+last handler), the outcome is compared with native 3.13's.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Dict, List
+
+import pytest
+from support.processes import run_native, run_python
+
+# Before 3.11 the interpreter also runs signal handlers where 3.11+ never
+# does: on entering any except block (so also on the jump from the body into
+# the statement's handler, as for a plain ``except``), on a taken conditional
+# jump (3.10), between almost any two instructions (3.8, 3.9).  An interrupt
+# landing there, in the scaffolding's own instructions rather than in
+# exceptstar's code, can propagate alone (and leave the scaffolding's names);
+# no guard can cover those points without costing a nested block per level
+# (see _rewrite).  Only there.
+OLD_SIGNAL_POINTS = sys.version_info < (3, 11)
+
+CHILD = r'''
+import json, signal, sys
+import exceptstar
+from exceptstar import BaseExceptionGroup, _frames
+from exceptstar._engine import Star
+
+STATEMENT = """
+try:
+    raise ExceptionGroup("eg", [ValueError(1), TypeError(2), ExceptionGroup("in", [OSError(3), ValueError(4)])])
+except* ValueError as e:
+    log.append(e)
+except* OSError:
+    raise KeyError(5)
+except* ZeroDivisionError:
+    pass
+"""
+IN_FUNCTION = "def f(log):\n" + "".join("    " + line + "\n" for line in STATEMENT.splitlines()) + "f(log)\n"
+CODES = {"module": exceptstar.compile(STATEMENT, "prog.py", "exec"),
+         "function": exceptstar.compile(IN_FUNCTION, "prog.py", "exec")}
+# What no clause matches, and what a clause may take (then handled, even when its handler never ran).
+UNMATCHED = {"TypeError(2)"}
+MATCHABLE = {"ValueError(1)", "ValueError(4)", "OSError(3)", "KeyError(5)"}
+
+
+def leaves(exc):
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for member in exc.exceptions for leaf in leaves(member)]
+    return [repr(exc)]
+
+
+def own_frames(exc):
+    found = []
+    for e in [exc, *(getattr(exc, "exceptions", ()))]:
+        tb = e.__traceback__
+        while tb is not None:
+            if _frames.is_own(tb):
+                found.append(tb.tb_frame.f_code.co_name)
+            tb = tb.tb_next
+    return found
+
+
+def stop_timer():
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def run(kind, arm):
+    """Run the statement once; ``arm()`` starts the interruption. What happened, as a dict."""
+    namespace = {"log": []}
+    result = None
+    try:
+        arm()
+        try:
+            exec(CODES[kind], namespace)
+        except BaseException as exc:
+            result = exc
+        finally:
+            sys.settrace(None)
+            stop_timer()
+    except KeyboardInterrupt:
+        pass  # landed outside the statement: the outcome is the plain one
+    handled = [leaf for part in namespace["log"] for leaf in leaves(part)]
+    out = leaves(result) if result is not None else []
+    problems = []
+    # Landing before the group was raised (no result at all, or no context) loses nothing.
+    before = result is None or (repr(result) == "KeyboardInterrupt()" and result.__context__ is None)
+    if not UNMATCHED <= set(out) and not before:
+        problems.append("lost " + repr(UNMATCHED - set(out)))
+    if out.count("KeyboardInterrupt()") > 1 or len(out) != len(set(out)):
+        problems.append("duplicated")
+    unknown = set(out) - UNMATCHED - MATCHABLE - {"KeyboardInterrupt()"}
+    if unknown or not set(handled) <= MATCHABLE:
+        problems.append("unknown " + repr(unknown))
+    if set(out) & set(handled):
+        problems.append("both handled and propagated")
+    if not before and own_frames(result):
+        problems.append("our frames " + repr(own_frames(result)))
+    left = sorted(name for name in namespace if name.startswith("__es_"))
+    if left:
+        problems.append("names left " + repr(left))
+    return {"outcome": repr(result), "problems": problems}
+
+
+def by_tracer(kind):
+    """Inject at the n-th event of exceptstar's frames, for every n until a run ends first."""
+    outcomes = []
+    n = 0
+    while True:
+        state = {"count": 0, "fired": None}
+
+        def local(frame, event, arg):
+            if state["fired"] is None:
+                if state["count"] == n:
+                    state["fired"] = frame.f_code.co_name + ":" + event
+                    raise KeyboardInterrupt
+                state["count"] += 1
+            return local
+
+        def tracer(frame, event, arg):
+            # From the statement's Star() on: what runs before is the body's (building the group).
+            if frame.f_code is Star.__init__.__code__:
+                state["armed"] = True
+            if state.get("armed") and _frames.is_own(type("tb", (), {"tb_frame": frame})):
+                return local(frame, event, arg)
+            return None
+
+        outcome = run(kind, lambda: sys.settrace(tracer))
+        if state["fired"] is None:
+            return outcomes, n
+        outcome["at"] = state["fired"]
+        outcomes.append(outcome)
+        n += 1
+
+
+def by_signal(kind, runs):
+    """A timer signal whose handler raises KeyboardInterrupt, at spread-out moments."""
+    import time
+    start = time.perf_counter()
+    for _ in range(50):
+        run(kind, lambda: None)
+    span = (time.perf_counter() - start) / 50
+    fired = []
+
+    def handler(signum, frame):
+        fired.append(frame.f_code.co_filename)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGALRM, handler)
+    outcomes = []
+    for i in range(runs):
+        delay = span * 1.5 * i / runs
+        count = len(fired)
+        outcome = run(kind, lambda: signal.setitimer(signal.ITIMER_REAL, max(delay, 1e-6)))
+        outcome["landed"] = fired[-1] if len(fired) > count else None
+        outcomes.append(outcome)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    return outcomes, len(fired)
+
+
+mode = sys.argv[1]
+if mode == "tracer":
+    print(json.dumps({kind: by_tracer(kind) for kind in CODES}))
+elif mode == "signal":
+    print(json.dumps({kind: by_signal(kind, int(sys.argv[2])) for kind in CODES}))
+else:  # one point with a native equivalent: the end of the statement, after the last handler
+    source = "try:\n    raise ExceptionGroup('eg', [ValueError(1), TypeError(2)])\nexcept* ValueError:\n    pass\n"
+    code = exceptstar.compile(source, "prog.py", "exec")
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_name == "outcome" and event == "call":
+            raise KeyboardInterrupt
+        return None
+
+    namespace = {}
+    sys.settrace(tracer)
+    try:
+        exec(code, namespace)
+    except BaseException as exc:
+        sys.settrace(None)
+        print(json.dumps([repr(exc), repr(exc.exceptions[1].__traceback__.tb_frame.f_code.co_filename),
+                          sorted(k for k in namespace if k.startswith("__es_"))]))
+'''
+
+NATIVE_END = r'''
+import json
+namespace = {}
+try:
+    exec(compile("try:\n    raise ExceptionGroup('eg', [ValueError(1), TypeError(2)])\nexcept* ValueError:\n"
+                 "    raise KeyboardInterrupt\n", "prog.py", "exec"), namespace)
+except BaseException as exc:
+    print(json.dumps([repr(exc), repr(exc.exceptions[1].__traceback__.tb_frame.f_code.co_filename), []]))
+'''
+
+
+def child(*args: str) -> Any:
+    proc = run_python(sys.executable, CHILD, pure=True, args=args, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_a_tracer_interrupt_anywhere_in_the_machinery_loses_nothing() -> None:
+    results = child("tracer")
+    for kind, (outcomes, events) in results.items():
+        assert events > 20, kind  # the machinery did run: every one of its events was a point
+        bad: List[Dict[str, Any]] = [o for o in outcomes if o["problems"]]
+        assert not bad, (kind, bad[:5])
+        # The interrupt always travels with the unhandled rest: never alone.
+        assert all("KeyboardInterrupt()" in o["outcome"] and "TypeError(2)" in o["outcome"] for o in outcomes), kind
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="needs signal.setitimer")
+def test_a_timer_interrupt_at_any_moment_loses_nothing() -> None:
+    results = child("signal", "400")
+    for kind, (outcomes, fired) in results.items():
+        assert fired > 0, kind
+        bad = [o for o in outcomes if o["problems"]
+               and not (OLD_SIGNAL_POINTS and o["landed"] == "prog.py"
+                        and all(p.startswith(("lost", "names left")) for p in o["problems"]))]
+        assert not bad, (kind, bad[:5])
+
+
+def test_an_interrupt_at_the_end_goes_with_the_rest_as_raised_by_the_last_handler() -> None:
+    got = child("end")
+    native = run_native(NATIVE_END)
+    assert native.returncode == 0, native.stderr
+    assert got == json.loads(native.stdout)
+    assert got[0] == "BaseExceptionGroup('', [KeyboardInterrupt(), ExceptionGroup('eg', [TypeError(2)])])"
