@@ -85,7 +85,7 @@ async def _connect_sock(
         raise
     finally:
         # The lists hold the exceptions, whose frames hold the lists.
-        exceptions = my_exceptions = None  # type: ignore[assignment]
+        del exceptions, my_exceptions
 
 
 async def create_connection(
@@ -159,7 +159,7 @@ async def create_connection(
         try:
             raise ExceptionGroup("create_connection failed", flat)
         finally:
-            flat = exceptions = None  # type: ignore[assignment]
+            del flat, exceptions
 
     # The connected socket goes to the loop, which makes the transport (and
     # the TLS handshake) as it does for its own connections.

@@ -43,9 +43,10 @@ def _rebuild_timeout_error(*args: object) -> BaseException:
 
 
 # Groups whose members get the TimeoutError inserted, as 3.13 does for its own.
-_GROUPS: "Tuple[type, ...]" = (ExceptionGroup,)
 if sys.version_info >= (3, 11) and ExceptionGroup is not builtins.ExceptionGroup:
-    _GROUPS += (builtins.ExceptionGroup,)
+    _GROUPS: "Tuple[type, ...]" = (ExceptionGroup, builtins.ExceptionGroup)
+else:
+    _GROUPS = (ExceptionGroup,)
 
 
 class _State(enum.Enum):
@@ -149,7 +150,7 @@ class Timeout:
                 elif exc_val is not None:
                     self._insert_timeout_error(exc_val)
                     if isinstance(exc_val, _GROUPS):
-                        for exc in exc_val.exceptions:  # type: ignore[attr-defined]
+                        for exc in exc_val.exceptions:
                             self._insert_timeout_error(exc)
         elif self._state is _State.ENTERED:
             self._state = _State.EXITED
