@@ -342,3 +342,31 @@ def test_console_reports_invalid_except_star_as_native(tmp_path: Path) -> None:
             return [line.split(" after ")[0] for line in lines if "Error: " in line or "line " in line]
 
         assert errors(mine) == errors(theirs)
+
+
+# --- debuggers ------------------------------------------------------------------
+
+BREAKPOINT_PROGRAM = textwrap.dedent("""\
+    def f():
+        breakpoint()
+        return 1
+    f()
+    import pdb
+    pdb.set_trace()
+    print("end")
+    """)
+
+
+@pytest.mark.parametrize("how", ["script", "module", "code", "folder"])
+def test_pdb_stack_starts_where_python_starts_it(tmp_path: Path, how: str) -> None:
+    (tmp_path / "bp.py").write_text(BREAKPOINT_PROGRAM)
+    (tmp_path / "bpdir").mkdir()
+    (tmp_path / "bpdir" / "__main__.py").write_text(BREAKPOINT_PROGRAM)
+    target = {"script": ["bp.py"], "module": ["-m", "bp"], "code": ["-c", BREAKPOINT_PROGRAM],
+              "folder": ["bpdir"]}[how]
+    commands = "where\nup\nwhere\nc\nwhere\nc\n"
+    ours = exceptstar("run", *target, cwd=tmp_path, stdin=commands)
+    plain = subprocess.run([sys.executable, *target], cwd=tmp_path, input=commands, capture_output=True,
+                           text=True, env=_env(False), timeout=60)
+    assert outcome(ours) == outcome(plain)
+    assert "exceptstar" not in ours.stdout and "end" in ours.stdout

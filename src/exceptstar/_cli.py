@@ -73,6 +73,7 @@ def run(args: "List[str]") -> int:
         sys.stdout.write(USAGE)
         return 0
     _hook.install()
+    _debuggers_start_at_the_program()
     if not args:
         return _console()
     if args[0] == "-m" and len(args) > 1:
@@ -117,6 +118,77 @@ def run(args: "List[str]") -> int:
     except SyntaxError as error:
         return _report(error)
     return _run_source(source, path, path)
+
+
+def _debuggers_start_at_the_program() -> None:
+    """pdb's stack (``where``, ``up``) starts where it does under ``python``, not in ``run``.
+
+    ``Bdb.set_trace`` (``breakpoint()``, ``pdb.set_trace()``) takes the
+    outermost frame as the bottom of the stack it shows; here that would be
+    ``python -m exceptstar``'s runpy frames and ours.  bdb is patched when it
+    is first imported (it imports ``inspect``: too slow to import for every
+    run), so that the bottom is the program's first frame instead.
+    """
+    if "bdb" in sys.modules:
+        _patch_bdb(sys.modules["bdb"])
+    else:
+        sys.meta_path.insert(0, _BdbFinder)
+
+
+class _BdbFinder:
+    """Finds bdb as the other finders do, and patches it once loaded; then leaves sys.meta_path."""
+
+    @classmethod
+    def find_spec(cls, name: str, path: "Any" = None, target: "Any" = None) -> "Any":
+        if name != "bdb":
+            return None
+        sys.meta_path.remove(cls)
+        for finder in sys.meta_path:
+            spec = getattr(finder, "find_spec", lambda *args: None)(name, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _BdbLoader(spec.loader)
+                return spec
+        return None
+
+
+class _BdbLoader:
+    def __init__(self, loader: "Any") -> None:
+        self.loader = loader
+
+    def create_module(self, spec: "Any") -> "Any":
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: "Any") -> None:
+        self.loader.exec_module(module)
+        module.__spec__.loader = module.__loader__ = self.loader
+        _patch_bdb(module)
+
+
+def _patch_bdb(bdb: "Any") -> None:
+    original = bdb.Bdb.set_trace
+
+    def set_trace(self: "Any", frame: "Any" = None) -> None:
+        if frame is None:
+            frame = sys._getframe().f_back
+        # Found before tracing starts: a call made after it would stop in pdb.
+        bottom = _program_bottom(frame)
+        original(self, frame)
+        if bottom is not None:
+            self.botframe = bottom
+
+    bdb.Bdb.set_trace = set_trace
+
+
+def _program_bottom(frame: "Any") -> "Any":
+    """The outermost frame ``python`` itself would have under ``frame``: the program's
+    module (a script, ``-c``), or runpy's (``-m``, a folder, a zip file); None elsewhere."""
+    runners = (_run_source.__code__, _run_module.__code__)
+    while frame is not None:
+        caller = frame.f_back
+        if caller is not None and caller.f_code in runners:
+            return frame
+        frame = caller
+    return None
 
 
 def _is_import_path(path: str) -> bool:
