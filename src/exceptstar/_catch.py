@@ -158,12 +158,18 @@ class catch:
         star = Star(exc)
         for handler, awaitable, part in self._run_handlers(star):
             star.raised(_not_sync(handler, part, awaitable))
-        verdict = _verdict(star.finish(), exc)
-        # The handlers' frames point back to this one (f_back): no local may lead
-        # to what they raised, or the tracebacks would hold reference cycles.
-        star = handler = awaitable = part = exc = None  # type: ignore[assignment]
-        if verdict is None:
-            raise
+        try:
+            raise _Settle
+        except _Settle:
+            # What finish() makes the handled exception lasts until this block
+            # ends: a with statement restores the state it had itself, but a
+            # direct call (ExitStack, frameworks) would leave it for the thread.
+            verdict = _verdict(star.finish(), exc)
+            # The handlers' frames point back to this one (f_back): no local may lead
+            # to what they raised, or the tracebacks would hold reference cycles.
+            star = handler = awaitable = part = exc = None  # type: ignore[assignment]
+            if verdict is None:
+                raise
         return verdict
 
     async def __aenter__(self) -> None:
@@ -221,9 +227,17 @@ class suppress:
             if rest is None:
                 return True
             _chain(rest, exc)  # type: ignore[arg-type]
-            _engine.set_handled(rest)
-            raise
+            try:
+                raise _Settle
+            except _Settle:
+                # Handled only within this block: see catch.__exit__.
+                _engine.set_handled(rest)
+                raise
         return False
+
+
+class _Settle(BaseException):
+    """Raised and caught at once by ``__exit__``, for an except block whose end restores the handled exception."""
 
 
 def _chain(raised: BaseException, handled: BaseException) -> None:

@@ -41,16 +41,19 @@ names escape class-private mangling::
     finally:
         FINALLY
 
-Only calls into the engine are guarded: every exception a handler body
-raises is recorded, by code that calls nothing, so that a signal handler's
-``KeyboardInterrupt`` can only land in a guard (or in the user's own code),
-and every way out deletes the names.  What the engine's ``interrupted``
-records is then part of what propagates, as if the clause's handler had
-raised it: nothing of the group is lost.  A try around a handler body would
-cost one of CPython's 20 nested blocks per level of nested ``except*``; the
-guards hold no body.  (Only a second interrupt arriving while the first one
-is being recorded, or an exception a tracer raises on a line event of the
-scaffolding, can still leave a guard unguarded: those propagate alone.)
+Only calls into the engine are guarded, and what a handler body raises is
+recorded by code that calls nothing: on 3.11+ a signal handler can then only
+run (and raise ``KeyboardInterrupt``) inside a guard or in the user's own
+code.  What the engine's ``interrupted`` sorts as an interrupt becomes part of
+what propagates, as if the clause's handler had raised it, so nothing of the
+group is lost; every way out deletes the names.  A try around a handler body
+would cost one of CPython's 20 nested blocks per level of nested
+``except*``, so the guards hold no body.  What no guard covers: before 3.11
+the interpreter also runs signal handlers on entering any except block, on
+taken conditional jumps (3.10) and between almost any two instructions (3.8,
+3.9), and an exception a tracer raises on a line event lands on the
+instruction of that line; there the exception propagates alone, as from a
+plain ``except`` block, and at module level the names may stay.
 
 Generated nodes carry the position of the user construct they stand for (a
 clause's machinery that of its ``except*`` line), so tracebacks, line events
