@@ -203,7 +203,6 @@ def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
     except SyntaxError as error:
         scan.restore_text(error)
         position = (error.lineno or 0, error.offset or 0, 0, 0)
-        return [*(e for e in scan.errors if before(e, error)),
-                Problem(f"SyntaxError: {error.msg}", position, error.text)]
+        return [*scan.errors, Problem(f"{type(error).__name__}: {error.msg}", position, error.text)]
     mark(tree, scan.stars)
     return find_problems(tree, scan.stars, text, scan.errors)
