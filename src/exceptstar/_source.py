@@ -74,7 +74,7 @@ def source_text(source: "Union[str, bytes]", filename: str = "<unknown>") -> str
 # expression) is not a clause, so it is left as it is: the parser then either
 # accepts the file (it was in a comment or a string) or rejects it, and the
 # tokenizer (``Scan``) reports why.  Lines end at \n, \r\n or \r, as the tokenizer's.
-_CLAUSE = r"(?:(?<=[\r\n])|\A)[ \t\f]*(except)(?:[ \t\f]|\\\r?\n|\\\r)*\*"
+_CLAUSE = r"except(?:[ \t\f]|\\\r?\n|\\\r)*\*"  # a literal first: the regex engine skips to it
 
 
 def quick_scan(text: str) -> "Optional[Tuple[str, Dict[Key, Key]]]":
@@ -94,8 +94,13 @@ def quick_scan(text: str) -> "Optional[Tuple[str, Dict[Key, Key]]]":
     row, row_start = 1, 0  # the row (1-based) and offset of the line being counted to
     newline = re.compile(r"\r\n?|\n")
     size = len(text)
+    line_start = 0  # of the last match's line: the search back never passes it
     for match in re.finditer(_CLAUSE, text):
-        begin, star = match.start(1), match.end() - 1
+        begin, star = match.start(), match.end() - 1
+        line_start = max(text.rfind("\n", line_start, begin), text.rfind("\r", line_start, begin),
+                         line_start - 1) + 1
+        if text[line_start:begin].strip(" \t\f"):
+            continue  # after something else on its line: not a clause
         if star + 1 < size and text[star + 1] in "*=":
             return None  # `**` or `*=`: not a clause
         for end in newline.finditer(text, row_start, begin):
