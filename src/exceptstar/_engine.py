@@ -216,32 +216,29 @@ class Star:
             part = rest if isinstance(rest, _classes.GROUPS) else _wrap(rest)  # type: ignore[arg-type]
             rest = None
         elif isinstance(rest, _classes.GROUPS):
-            part, rest = self._split(rest, types)  # type: ignore[arg-type]
+            # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
+            if _own_code_only(type(rest)):
+                pair = rest.split(types)  # type: ignore[union-attr]
+            else:
+                try:
+                    pair = rest.split(types)  # type: ignore[union-attr]
+                except BaseException as error:
+                    # The group's own code failed: that propagates alone, as in C.
+                    self._alone = error
+                    raise
+            if type(pair) is not tuple:
+                raise self._refuse(f"{type(rest).__name__}.split must return a tuple, not {type(pair).__name__}")
+            if len(pair) < 2:
+                raise self._refuse(
+                    f"{type(rest).__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
+                )
+            part, rest = pair[0], pair[1]
         if part is not None:
             set_handled(part)
         # One line that calls nothing: an interrupt finds the clause either
         # taken (its part then counts as handled) or not taken at all.
         self._rest, self._done = rest, self._done + 1
         return part
-
-    def _split(self, group: BaseException, types: object) -> "Tuple[Any, Any]":
-        """CPython's split step of CHECK_EG_MATCH, with its checks of what ``split`` returns."""
-        if _own_code_only(type(group)):
-            pair = group.split(types)  # type: ignore[attr-defined]
-        else:
-            try:
-                pair = group.split(types)  # type: ignore[attr-defined]
-            except BaseException as error:
-                # The group's own code failed: that propagates alone, as in C.
-                self._alone = error
-                raise
-        if type(pair) is not tuple:
-            raise self._refuse(f"{type(group).__name__}.split must return a tuple, not {type(pair).__name__}")
-        if len(pair) < 2:
-            raise self._refuse(
-                f"{type(group).__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
-            )
-        return pair[0], pair[1]
 
     def _refuse(self, message: str) -> TypeError:
         error = TypeError(message)

@@ -275,7 +275,11 @@ class _TypeMatcher:
         return matched
 
     def matching_types(self, member_types: "Set[type]") -> "Set[type]":
-        return {t for t in member_types if self.type_matches(t)}
+        matching = set()
+        for t in member_types:  # a loop: no comprehension frame on this hot path
+            if self.type_matches(t):
+                matching.add(t)
+        return matching
 
 
 # C splits recursively, within 3.13's C recursion limit (10,000 calls, of
