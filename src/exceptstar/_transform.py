@@ -16,6 +16,7 @@ from . import _runtime  # noqa: F401 - sets the builtin __exceptstar__ that tran
 from ._classes import PURE
 from ._source import Scan, has_except_star, mark, quick_scan, source_text
 from ._syntax import Problem, before, check_tree, find_problems
+from ._syntax import lines as lines_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,6 +122,11 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
     """``compile_source`` for source that may use ``except*`` (text or a 3.11+ tree)."""
     if isinstance(source, (str, bytes, bytearray, memoryview)):
         data = bytes(source) if not isinstance(source, str) else source
+        if not NATIVE_SYNTAX and mode == "exec" and not flags & ~_future_flags():
+            data = source_text(data, _filename_text(filename))
+            code = _compile_stubbed(data, filename, flags, optimize)
+            if code is not None:
+                return code, True
         tree: Any = parse(data, _filename_text(filename), mode, flags)
     else:
         tree = source
@@ -134,6 +140,136 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
     if flags & _PyCF_ONLY_AST:
         return tree, transformed
     return _builtin_compile(tree, filename, mode, flags, True, optimize), transformed
+
+
+# What the rewrite changes outside the starred statements, module-wide (see
+# _rewrite.transform): a function body holding one of these is never stubbed.
+_REWRITE_TRIGGERS = ("ExceptionGroup",) + (("add_note",) if not NATIVE_SYNTAX else ())
+_CO_NEWLOCALS = 0x2
+
+
+def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "Any":
+    """The whole-tree path's code, without the tree of every function body; None
+    when it cannot be shown to be the same (then that path runs, and reports
+    any error).
+
+    Building the tree costs more than compiling natively, however few the
+    ``except*`` clauses.  So the module, its stars blanked, is compiled natively
+    (``native``); then the tree is built from the source with the body of each
+    top-level function that holds no star (and nothing else the rewrite
+    changes) replaced by ``pass``, every line kept where it was; that tree is
+    checked, rewritten and compiled as the whole one would be; and each stub's
+    code object is replaced by the native code of the same function.  A
+    function's code does not depend on what surrounds it; what the module-level
+    code makes of it (decorators, defaults, the name) is compiled from the tree.
+    """
+    quick = quick_scan(text)
+    if quick is None or not quick[1]:
+        return None
+    rewritten, stars = quick
+    try:
+        native = _builtin_compile(rewritten, filename, "exec", flags, True, optimize)
+    except (SyntaxError, ValueError):
+        return None
+    from bisect import bisect_left, bisect_right
+
+    code_type = type(native)
+    source_lines = lines_of(rewritten)
+    star_rows = sorted({row for row, _ in stars})
+    module_lines = sorted(set(_lines(native)))
+    consts = native.co_consts
+    spans = sorted((const.co_firstlineno, index) for index, const in enumerate(consts)
+                   if type(const) is code_type)
+    edited = list(source_lines)
+    stubbed = {}  # (name, first line) -> the native code of a stubbed function
+    for at, (first, index) in enumerate(spans):
+        const = consts[index]
+        if not const.co_flags & _CO_NEWLOCALS or const.co_name.startswith("<"):
+            continue  # a class body (kept whole), a lambda or a comprehension
+        if first > len(source_lines) or source_lines[first - 1][:1] in (" ", "\t", "\f", "\n", "\r"):
+            continue  # not a top-level statement
+        own = _lines(const)
+        body = min(own) if own else first
+        last = _last_line(const)
+        if body <= first or body > len(source_lines):
+            continue  # the body starts on the header's first line
+        # To the line before the next module-level code: trailing lines with no
+        # code of their own (brackets, comments) go with the function.
+        following = bisect_right(module_lines, last)
+        after = [line for line in (module_lines[following:following + 1]
+                                   + [span[0] for span in spans[at + 1:at + 2]]) if line > last]
+        end = min(after) - 1 if after else len(source_lines)
+        star = bisect_left(star_rows, first)
+        if star < len(star_rows) and star_rows[star] <= end:
+            continue  # holds a star: through the tree
+        blanked = "".join(source_lines[body - 1:end])
+        if any(trigger in blanked for trigger in _REWRITE_TRIGGERS):
+            continue
+        line = source_lines[body - 1]
+        indent = line[:len(line) - len(line.lstrip(" \t\f"))]
+        if not indent:
+            return None
+        edited[body - 1] = indent + "pass\n"
+        for row in range(body, end):
+            edited[row] = "\n"
+        stubbed[(const.co_name, first)] = const
+    if not stubbed:
+        return None
+    import warnings
+
+    from ._rewrite import transform
+
+    try:
+        with warnings.catch_warnings():
+            # The native compile above gave the module's warnings, once.
+            warnings.simplefilter("ignore")
+            tree = _builtin_compile("".join(edited), filename, "exec", flags | _PyCF_ONLY_AST, True)
+            if mark(tree, stars) != len(stars):
+                return None
+            check_tree(tree, stars, _filename_text(filename), text)
+            if not transform(tree):
+                return None
+            compiled = _builtin_compile(tree, filename, "exec", flags, True, optimize)
+    except SyntaxError:
+        return None
+    new_consts = list(compiled.co_consts)
+    for index, const in enumerate(new_consts):
+        if type(const) is code_type:
+            replacement = stubbed.pop((const.co_name, const.co_firstlineno), None)
+            if replacement is not None:
+                new_consts[index] = replacement
+    if stubbed:
+        return None  # a stub not found where expected
+    return compiled.replace(co_consts=tuple(new_consts))
+
+
+def _lines(code: "Any") -> "List[int]":
+    """The lines of a code object's own line table."""
+    if sys.version_info >= (3, 10):
+        return [line for _, _, line in code.co_lines() if line is not None]
+    # dis.findlinestarts, without importing dis: a pair with no bytecode step
+    # only carries a long line step on.
+    table = code.co_lnotab
+    line = code.co_firstlineno
+    lines = []
+    for index in range(0, len(table), 2):
+        if table[index]:
+            lines.append(line)
+        step = table[index + 1]
+        line += step - 256 if step >= 128 else step
+    if table:
+        lines.append(line)
+    return lines
+
+
+def _last_line(code: "Any") -> int:
+    """The last line with code in a code object and the ones nested in it."""
+    last = max(_lines(code), default=code.co_firstlineno)
+    code_type = type(code)
+    for const in code.co_consts:
+        if type(const) is code_type:
+            last = max(last, _last_line(const))
+    return last
 
 
 def _filename_text(filename: object) -> str:
