@@ -7,7 +7,7 @@ backport's) and split them the same way.  What they raise leaves their
 so no frame of exceptstar ends up in a traceback.
 """
 
-from . import _engine, _frames
+from . import _frames, _handled
 from ._classes import group_classes
 from ._engine import Star, invalid_types_message
 
@@ -181,7 +181,7 @@ class catch:
         star = Star(exc)
         for _handler, awaitable, part in self._run_handlers(star):
             # Awaited here, in a frame whose handled exception must be the part too.
-            _engine.set_handled(part)
+            _handled.set_handled(part)
             try:
                 await awaitable  # type: ignore[misc]
             except BaseException as raised:
@@ -231,7 +231,7 @@ class suppress:
                 raise _Settle
             except _Settle:
                 # Handled only within this block: see catch.__exit__.
-                _engine.set_handled(rest)
+                _handled.set_handled(rest)
                 raise
         return False
 

@@ -8,24 +8,22 @@ handler raises), collects what the handlers raise and finally rebuilds what
 propagates as CPython's ``_PyExc_PrepReraiseStar`` does.  The transformed
 ``except*``, ``catch()`` and ``suppress()`` all go through here.
 
-Making an exception "handled" without raising it (raising would add a
-traceback entry and a ``__context__``, which ``except*`` never does) needs the
-C API: ``PyErr_SetHandledException`` on 3.11+, ``PyErr_SetExcInfo`` before.
-It changes the exception state of the ``except`` block that is running, which
-the interpreter restores when that block ends, so nothing outlives it.  ctypes
-is imported on first use only: ``import exceptstar`` must stay cheap.
+A matched part is made "handled" without raising it (raising would add a
+traceback entry and a ``__context__``, which ``except*`` never does) by
+``_handled``.  Every method keeps the state consistent at every line, so that
+an exception arriving in the middle (``interrupted``) loses nothing.
 """
 
 import builtins
 import sys
 
-from . import _classes, _frames, _groups
+from . import _classes, _frames, _groups, _handled
 from ._groups import MAX_DEPTH, SPLIT_TOO_DEEP, subset
 from ._rules import real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Iterator, List, Optional, Set, Tuple
+    from typing import Iterator, List, Optional, Set, Tuple, Type
 
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
@@ -54,72 +52,6 @@ _PLAIN_GETATTRIBUTES: "Set[object]" = {cls.__getattribute__ for cls in _PLAIN_GR
 
 _CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
 _CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
-
-
-# --- making an exception the handled one -----------------------------------
-
-def _bind_set_handled() -> "Callable[[BaseException], None]":
-    # Importing ctypes runs hundreds of lines of Python: a tracer (a debugger,
-    # coverage, sys.settrace) would see them inside the user's first except*.
-    # CPython binds nothing there, so the import runs untraced.
-    trace = sys.gettrace()
-    if trace is not None:
-        sys.settrace(None)
-    try:
-        import ctypes
-    finally:
-        if trace is not None:
-            sys.settrace(trace)
-
-    api = ctypes.pythonapi
-    if sys.version_info >= (3, 11):
-        setter = api.PyErr_SetHandledException
-        setter.argtypes = (ctypes.py_object,)
-        setter.restype = None
-        return setter  # type: ignore[no-any-return]
-
-    # PyErr_SetExcInfo steals a reference to each argument.  Each comes from
-    # a C function that returns a new reference as an address ctypes does not
-    # own: the type, the exception itself (PyObject_SelfIter returns its
-    # argument), the traceback or NULL.  One call each, no Python-level work.
-    def bind(name: str, argtypes: "Tuple[type, ...]", restype: "Optional[type]") -> "Any":
-        function = getattr(api, name)
-        function.argtypes = argtypes
-        function.restype = restype
-        return function
-
-    obj = (ctypes.py_object,)
-    new_type_ref = bind("PyObject_Type", obj, ctypes.c_void_p)
-    new_ref = bind("PyObject_SelfIter", obj, ctypes.c_void_p)
-    new_tb_ref = bind("PyException_GetTraceback", obj, ctypes.c_void_p)
-    set_exc_info = bind("PyErr_SetExcInfo", (ctypes.c_void_p,) * 3, None)
-
-    def set_handled(exc: BaseException) -> None:
-        if isinstance(exc, BaseException) and exc.__traceback__ is not None:
-            set_exc_info(new_type_ref(exc), new_ref(exc), new_tb_ref(exc))
-        else:
-            # A new group has no traceback: NULL needs no reference, nor a call.
-            # Nor has what a broken split() returns as a part, made handled as in C.
-            set_exc_info(new_type_ref(exc), new_ref(exc), None)
-
-    return set_handled
-
-
-def _bind_on_first_use(exc: BaseException) -> None:
-    """``set_handled`` until its first call, which binds the C call and puts it in its place.
-
-    Later calls then run no Python frame here (none at all on 3.11+): fewer
-    events for tracers and debuggers, which CPython's C code does not give.
-    """
-    global set_handled
-    if set_handled is _bind_on_first_use:
-        set_handled = _bind_set_handled()
-    set_handled(exc)
-
-
-# Make an exception the exception of the `except` block that is running.
-# Look it up on this module at each use: it is replaced on first use.
-set_handled: "Callable[[BaseException], None]" = _bind_on_first_use
 
 
 # --- the clause check and match --------------------------------------------
@@ -233,15 +165,19 @@ class Star:
                     f"{type(rest).__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
                 )
             part, rest = pair[0], pair[1]
-        if part is not None:
-            set_handled(part)
+        if isinstance(part, BaseException):
+            # Not what a broken split() may return as the part (5): the handler
+            # gets it, but CPython's making it the handled exception crashes the
+            # interpreter on the next exception raised (its __context__).
+            _handled.set_handled(part)
         # One line that calls nothing: an interrupt finds the clause either
         # taken (its part then counts as handled) or not taken at all.
         self._rest, self._done = rest, self._done + 1
         return part
 
-    def _refuse(self, message: str) -> TypeError:
-        error = TypeError(message)
+    def _refuse(self, message: str, kind: "Type[Exception]" = TypeError) -> Exception:
+        """The error that propagates alone, as the C checks' errors do."""
+        error = kind(message)
         self._alone = error
         return error
 
@@ -272,6 +208,10 @@ class Star:
                 result = _BaseExceptionGroup("", [*raised, *([] if rest is None else [rest])])
         elif rest is None and not raised:
             result = None
+        elif rest is not None and not isinstance(rest, BaseException):
+            # What a broken split() returned as the rest: CPython's
+            # _PyExc_PrepReraiseStar fails on it with this SystemError.
+            raise self._refuse("bad argument to internal function", SystemError)
         elif _own_code_only(type(orig)):
             result = prep_reraise_star(orig, [*raised, rest])  # type: ignore[arg-type]
         else:
@@ -282,7 +222,7 @@ class Star:
                 self._alone = error
                 raise
         if result is not None:
-            set_handled(result)
+            _handled.set_handled(result)
         return result
 
     def finish(self) -> "Optional[BaseException]":

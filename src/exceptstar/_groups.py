@@ -14,6 +14,7 @@ checks run once per distinct member *type*, not once per member.
 import sys
 from itertools import compress, repeat
 
+from . import _frames, _handled
 from ._notes import add_note_default
 from ._rules import MISSING, is_exception_class, is_sequence, real_issubclass
 
@@ -79,59 +80,68 @@ class BaseExceptionGroup(BaseException):
         __init__ = BaseException.__init__
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
-        if not real_issubclass(BaseExceptionGroup, cls):
-            # What type's __new__ wrapper says before it calls BaseExceptionGroup_new.
-            raise TypeError(f"BaseExceptionGroup.__new__({cls.__name__}): {cls.__name__} is not a subtype of "
-                            "BaseExceptionGroup")
-        if len(args) != 2:
-            raise TypeError(f"BaseExceptionGroup.__new__() takes exactly 2 arguments ({len(args)} given)")
-        message, exceptions = args
-        if not isinstance(message, str):
-            raise TypeError(
-                "BaseExceptionGroup.__new__() argument 1 must be str, not "
-                + ("None" if message is None else type(message).__name__)
-            )
-        kind = type(exceptions)
-        if kind is not list and kind is not tuple and not is_sequence(exceptions):
-            raise TypeError("second argument (exceptions) must be a sequence")
-        excs: Tuple[BaseException, ...] = tuple(exceptions)  # type: ignore[arg-type]
-        if not excs:
-            raise ValueError("second argument (exceptions) must be a non-empty sequence")
+        try:
+            if not real_issubclass(BaseExceptionGroup, cls):
+                # What type's __new__ wrapper says before it calls BaseExceptionGroup_new.
+                raise TypeError(f"BaseExceptionGroup.__new__({cls.__name__}): {cls.__name__} is not a subtype of "
+                                "BaseExceptionGroup")
+            if len(args) != 2:
+                raise TypeError(f"BaseExceptionGroup.__new__() takes exactly 2 arguments ({len(args)} given)")
+            message, exceptions = args
+            if not isinstance(message, str):
+                raise TypeError(
+                    "BaseExceptionGroup.__new__() argument 1 must be str, not "
+                    + ("None" if message is None else type(message).__name__)
+                )
+            kind = type(exceptions)
+            if kind is not list and kind is not tuple and not is_sequence(exceptions):
+                raise TypeError("second argument (exceptions) must be a sequence")
+            excs: Tuple[BaseException, ...] = tuple(exceptions)  # type: ignore[arg-type]
+            if not excs:
+                raise ValueError("second argument (exceptions) must be a non-empty sequence")
 
-        # The checks run per distinct member type, in C-level loops; inline, as
-        # this runs for every group raised.
-        types = list(map(type, excs))
-        first = types[0]
-        member_types: Optional[Set[type]]
-        if types.count(first) == len(types):
-            # One type, the usual group (a thousand ValueErrors): checked once.
-            member_types = {first}
-            checked: Any = member_types
-        else:
-            # Few distinct types: the set, kept for split.  Many (10,000 classes):
-            # the set would cost as much as the checks, and visiting the types in
-            # hash order rather than in the members' order misses the CPU cache
-            # on every one; they are checked in order, the set left to the first
-            # split that needs it.
-            member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
-                len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
-            checked = types if member_types is None else member_types
-        if all(map(real_issubclass, repeat(Exception), checked)):
-            nests_base_exceptions = False
-        elif all(map(real_issubclass, repeat(BaseException), checked)):
-            nests_base_exceptions = True
-        else:
-            index = next(i for i, t in enumerate(types) if not real_issubclass(BaseException, t))
-            raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
+            # The checks run per distinct member type, in C-level loops; inline, as
+            # this runs for every group raised.
+            types = list(map(type, excs))
+            first = types[0]
+            member_types: Optional[Set[type]]
+            if types.count(first) == len(types):
+                # One type, the usual group (a thousand ValueErrors): checked once.
+                member_types = {first}
+                checked: Any = member_types
+            else:
+                # Few distinct types: the set, kept for split.  Many (10,000 classes):
+                # the set would cost as much as the checks, and visiting the types in
+                # hash order rather than in the members' order misses the CPU cache
+                # on every one; they are checked in order, the set left to the first
+                # split that needs it.
+                member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
+                    len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
+                checked = types if member_types is None else member_types
+            if all(map(real_issubclass, repeat(Exception), checked)):
+                nests_base_exceptions = False
+            elif all(map(real_issubclass, repeat(BaseException), checked)):
+                nests_base_exceptions = True
+            else:
+                index = next(i for i, t in enumerate(types) if not real_issubclass(BaseException, t))
+                raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
 
-        if cls is BaseExceptionGroup:
-            if not nests_base_exceptions:
-                cls = ExceptionGroup  # type: ignore[assignment]
-        elif nests_base_exceptions:
-            if cls is ExceptionGroup:
-                raise TypeError("Cannot nest BaseExceptions in an ExceptionGroup")
-            if real_issubclass(Exception, cls):
-                raise TypeError(f"Cannot nest BaseExceptions in {cls.__name__!r}")
+            if cls is BaseExceptionGroup:
+                if not nests_base_exceptions:
+                    cls = ExceptionGroup  # type: ignore[assignment]
+            elif nests_base_exceptions:
+                if cls is ExceptionGroup:
+                    raise TypeError("Cannot nest BaseExceptions in an ExceptionGroup")
+                if real_issubclass(Exception, cls):
+                    raise TypeError(f"Cannot nest BaseExceptions in {cls.__name__!r}")
+
+        except BaseException as error:
+            # CPython checks in C: its errors show no frame of this method.  A
+            # bare raise re-raises without adding one (see _handled).
+            _frames.strip(error)
+            if sys.version_info < (3, 11):  # there the raise takes the traceback from the handled state
+                _handled.set_handled(error)
+            raise
 
         # BaseException's own __init__ then rejects keywords with "X() takes no
         # keyword arguments", exactly as BaseExceptionGroup_init does.

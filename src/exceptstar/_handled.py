@@ -1,0 +1,80 @@
+"""Making an exception the handled one, without raising it: the C API, through ctypes.
+
+What ``sys.exc_info()`` returns and what becomes the ``__context__`` of
+anything raised: ``PyErr_SetHandledException`` on 3.11+, ``PyErr_SetExcInfo``
+before.  It changes the exception state of the ``except`` block that is
+running, which the interpreter restores when that block ends, so nothing
+outlives it.  Used by the ``except*`` engine (a matched part is handled
+without a traceback entry or a ``__context__``, as CPython's) and to re-raise
+an error with a bare ``raise``, which adds no traceback entry for the frame
+that runs it.  ctypes is imported on first use only: ``import exceptstar``
+must stay cheap.
+"""
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Callable, Optional, Tuple
+
+
+def _bind_set_handled() -> "Callable[[BaseException], None]":
+    # Importing ctypes runs hundreds of lines of Python: a tracer (a debugger,
+    # coverage, sys.settrace) would see them inside the user's first except*.
+    # CPython binds nothing there, so the import runs untraced.
+    trace = sys.gettrace()
+    if trace is not None:
+        sys.settrace(None)
+    try:
+        import ctypes
+    finally:
+        if trace is not None:
+            sys.settrace(trace)
+
+    api = ctypes.pythonapi
+    if sys.version_info >= (3, 11):
+        setter = api.PyErr_SetHandledException
+        setter.argtypes = (ctypes.py_object,)
+        setter.restype = None
+        return setter  # type: ignore[no-any-return]
+
+    # PyErr_SetExcInfo steals a reference to each argument.  Each comes from
+    # a C function that returns a new reference as an address ctypes does not
+    # own: the type, the exception itself (PyObject_SelfIter returns its
+    # argument), the traceback or NULL.  One call each, no Python-level work.
+    def bind(name: str, argtypes: "Tuple[type, ...]", restype: "Optional[type]") -> "Any":
+        function = getattr(api, name)
+        function.argtypes = argtypes
+        function.restype = restype
+        return function
+
+    obj = (ctypes.py_object,)
+    new_type_ref = bind("PyObject_Type", obj, ctypes.c_void_p)
+    new_ref = bind("PyObject_SelfIter", obj, ctypes.c_void_p)
+    new_tb_ref = bind("PyException_GetTraceback", obj, ctypes.c_void_p)
+    set_exc_info = bind("PyErr_SetExcInfo", (ctypes.c_void_p,) * 3, None)
+
+    def set_handled(exc: BaseException) -> None:
+        if exc.__traceback__ is None:  # a new group: NULL needs no reference, nor a call
+            set_exc_info(new_type_ref(exc), new_ref(exc), None)
+        else:
+            set_exc_info(new_type_ref(exc), new_ref(exc), new_tb_ref(exc))
+
+    return set_handled
+
+
+def _bind_on_first_use(exc: BaseException) -> None:
+    """``set_handled`` until its first call, which binds the C call and puts it in its place.
+
+    Later calls then run no Python frame here (none at all on 3.11+): fewer
+    events for tracers and debuggers, which CPython's C code does not give.
+    """
+    global set_handled
+    if set_handled is _bind_on_first_use:
+        set_handled = _bind_set_handled()
+    set_handled(exc)
+
+
+# Make an exception the exception of the `except` block that is running.
+# Look it up on this module at each use: it is replaced on first use.
+set_handled: "Callable[[BaseException], None]" = _bind_on_first_use
