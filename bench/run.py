@@ -495,12 +495,15 @@ The spread column is half the interquartile range of each side's timings
   (1x) and the garbage collector, set off over and over by the node objects,
   added 2-4x. Now: the collector is paused while the trees live (restored in a
   `finally`, only if it was on), marking descends only into the statements that
-  hold a star. What is left is the rewrite's and the tree's own cost: any path
-  through the whole tree costs 1.6x before the rewrite starts, above the 1.3x
-  target for one `except*`. A by-parts compile (only the top-level statements
-  holding a star through the tree, the rest compiled natively, their code
-  objects swapped in) measured 0.9x and byte-identical bytecode on 56 sources;
-  it waits on the rewrite's module-level prologue (see transform_one below).
+  hold a star. Any path through the whole tree costs 1.6x before the rewrite
+  starts, above the 1.3x target for one `except*`; so a module whose lines are
+  mostly function bodies away from the clauses is now compiled natively once
+  (stars blanked), the tree is built with the bodies of the star-free top-level
+  functions stubbed (`pass`, every line in place), checked, rewritten and
+  compiled, and each stub's code object is replaced by the native code of the
+  same function: 4-5x -> 1.8x on the one-clause module (structurally identical
+  code on 159 sources, 3.8-3.10). Star-dense modules (the 500-clause one) keep
+  the whole-tree path, bounded by the rewrite (issue 11a).
 - **Look-alikes**: an `except*` in a comment or a string sent the whole file to
   the pure-Python tokenizer (3-4x the main path). Only a line-initial `except*`
   can be a clause, so only those are candidates now; the parser decides the rest.
@@ -579,16 +582,14 @@ WHY: Dict[str, str] = {
         "of the module in Python, where only the starred statements need it."
     ),
     "transform_one": (
-        "any path through the whole tree costs parse (1x plain compile) + compile of the tree "
-        "(0.6x) = 1.6x before the rewrite does anything, and the rewrite visits every node "
-        "(2x with one clause). Only not building the tree for code without `except*` meets "
-        "1.3x: a prototype (compile the module natively with its stars blanked; parse, rewrite "
-        "and compile only the top-level `def`/`class` statements holding a star, their lines "
-        "alone kept; put their code objects in place of the native ones among the module's "
-        "constants) measured 0.9x plain compile on this module and gave byte-identical "
-        "bytecode for 56 sources (the tests' files and these modules) on 3.8-3.10. It cannot "
-        "land while the rewrite adds module-level code to every transformed module (the "
-        "runtime lookup prologue of 1ea2102): that needs the module's own code rebuilt too."
+        "on 3.8-3.10 the stubbed compile: the native compile of the whole module (1x, the "
+        "floor of any approach that checks the whole file), the scan (0.1x), the stub tree's "
+        "parse and compile (0.2x), the rewrite's walks over the stub tree (832 function "
+        "headers here, 0.2-0.3x) and the line tables read to find the bodies (0.1x). "
+        "A prototype that built the tree of the starred statements alone measured 0.9x, but "
+        "the rewrite now adds module-level code (the runtime lookup prologue of 1ea2102), "
+        "which needs the module-level statements in the tree. On 3.11+ (`EXCEPTSTAR_PURE=1` "
+        "only, where users have the native statement) the whole-tree path runs."
     ),
     "transform_lookalike": (
         "the same bound as the one-clause module: a look-alike in a comment or a string no "
@@ -600,10 +601,11 @@ WHY: Dict[str, str] = {
         "the time; the scan's own per-clause check is by index now, linear in the clause."
     ),
     "first_import": (
-        "each module goes through the hook's Python loader and the whole-tree transform "
-        "(see transform_one): the by-parts compile that meets transform_one would carry over "
-        "here for the functions, not for the module-level statements (80 of each module's "
-        "100 lines here)."
+        "each module goes through the hook's Python loader and the whole-tree transform: "
+        "80 of each module's 100 lines are module-level statements, which the stubbed compile "
+        "cannot skip, so it is not worth its extra native compile there. In the profile the "
+        "rewrite's generic walks (`_children`, `iter_fields`, `ast.walk`) are two thirds of "
+        "the time, `compile` (parse + tree) most of the rest: issue 11a's rewrite bounds it."
     ),
     "run_script": (
         "start-up of `python -m exceptstar` (importing exceptstar, the hook, `_cli`) and "
