@@ -158,6 +158,9 @@ class catch:
         star = Star(exc)
         for handler, awaitable, part in self._run_handlers(star):
             star.raised(_not_sync(handler, part, awaitable))
+        if star.handled_all():  # the usual case: nothing to make handled, no block needed
+            star = handler = awaitable = part = exc = None  # type: ignore[assignment]  # see below
+            return True
         try:
             raise _Settle
         except _Settle:

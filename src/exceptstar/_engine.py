@@ -149,7 +149,7 @@ class Star:
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
-            if _own_code_only(type(rest)):
+            if type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest)):
                 pair = rest.split(types)  # type: ignore[union-attr]
             else:
                 try:
@@ -185,6 +185,10 @@ class Star:
         """Record what the handler of the last matched clause raised."""
         self._raised += (exc,)  # type: ignore[operator]
 
+    def handled_all(self) -> bool:
+        """Whether nothing would propagate: every part matched, no handler raised."""
+        return self._rest is None and not self._raised
+
     def outcome(self) -> "Optional[BaseException]":
         """What propagates (None: nothing), made the handled exception.
 
@@ -212,7 +216,7 @@ class Star:
             # What a broken split() returned as the rest: CPython's
             # _PyExc_PrepReraiseStar fails on it with this SystemError.
             raise self._refuse("bad argument to internal function", SystemError)
-        elif _own_code_only(type(orig)):
+        elif type(orig) in _PLAIN_GROUPS or _own_code_only(type(orig)):
             result = prep_reraise_star(orig, [*raised, rest])  # type: ignore[arg-type]
         else:
             try:
@@ -233,9 +237,10 @@ class Star:
 
 
 def _own_code_only(cls: type) -> bool:
-    """Whether ``split``/``derive`` of groups of ``cls`` run only exceptstar's or CPython's code."""
-    if cls in _PLAIN_GROUPS:
-        return True
+    """Whether ``split``/``derive`` of groups of ``cls`` run only exceptstar's or CPython's code.
+
+    Callers test ``cls in _PLAIN_GROUPS`` first, inline: no call for the usual groups.
+    """
     return (getattr(cls, "split", None) in _PLAIN_SPLITS and getattr(cls, "derive", None) in _PLAIN_DERIVES
             and cls.__getattribute__ in _PLAIN_GETATTRIBUTES)
 
