@@ -19,17 +19,21 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _bind_set_handled() -> "Callable[[BaseException], None]":
-    # Importing ctypes runs hundreds of lines of Python: a tracer (a debugger,
-    # coverage, sys.settrace) would see them inside the user's first except*.
-    # CPython binds nothing there, so the import runs untraced.
+    # Importing ctypes and binding its functions run hundreds of lines of
+    # Python: a tracer (a debugger, coverage, sys.settrace) would see them in
+    # the user's first except*.  CPython binds nothing there: untraced.
     trace = sys.gettrace()
-    if trace is not None:
-        sys.settrace(None)
+    if trace is None:
+        return _bind()
+    sys.settrace(None)
     try:
-        import ctypes
+        return _bind()
     finally:
-        if trace is not None:
-            sys.settrace(trace)
+        sys.settrace(trace)
+
+
+def _bind() -> "Callable[[BaseException], None]":
+    import ctypes
 
     api = ctypes.pythonapi
     if sys.version_info >= (3, 11):
