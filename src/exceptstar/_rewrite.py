@@ -30,12 +30,14 @@ names escape class-private mangling::
         except __exceptstar__.BaseException:
             (as above, with 0 for k, then)
             __es_part_N__ = __es_star_N__       # asks again below, outside the handler
-        if __es_part_N__ is __es_star_N__:
-            __es_part_N__ = __es_star_N__.outcome()
-        if __es_part_N__ is not None:
+        if __es_part_N__ is not __es_star_N__:
+            if __es_part_N__ is not None:
+                del __es_star_N__, __es_part_N__
+                raise
             del __es_star_N__, __es_part_N__
-            raise
-        del __es_star_N__, __es_part_N__
+        else:
+            __es_part_N__ = __es_star_N__.outcome()
+            (the same re-raise)
     else:
         ELSE
     finally:
@@ -53,7 +55,9 @@ the interpreter also runs signal handlers on entering any except block, on
 taken conditional jumps (3.10) and between almost any two instructions (3.8,
 3.9), and an exception a tracer raises on a line event lands on the
 instruction of that line; there the exception propagates alone, as from a
-plain ``except`` block, and at module level the names may stay.
+plain ``except`` block, and at module level the names may stay.  (On 3.10
+the one taken jump left on the usual way is the one past the re-raise when
+nothing propagates: everything is handled then, nothing can be lost.)
 
 Generated nodes carry the position of the user construct they stand for (a
 clause's machinery that of its ``except*`` line), so tracebacks, line events
@@ -265,15 +269,20 @@ class _StarTry:
 
     def _finish(self) -> "List[Any]":
         """Ask the engine what propagates and re-raise it, with a bare ``raise`` as CPython's RERAISE."""
-        outcome = ast.Assign([_name(self.part, True)], ast.Call(self._method("outcome"), [], []))
+        def outcome() -> "Any":
+            return ast.Assign([_name(self.part, True)], ast.Call(self._method("outcome"), [], []))
+
+        def reraise() -> "List[Any]":
+            return [ast.If(self._part_is_set(), [self._release(), ast.Raise()], []), self._release()]
+
         # After an interrupt, asked again outside the guard's handler: the
-        # handled exception the engine sets there would not outlive it.
-        again = ast.Compare(_name(self.part), [ast.Is()], [_name(self.star)])
+        # handled exception the engine sets there would not outlive it.  The
+        # usual way falls through the test (3.10 runs signal handlers on taken
+        # jumps), hence the re-raise written twice.
+        usual = ast.Compare(_name(self.part), [ast.IsNot()], [_name(self.star)])
         return [
-            self._guard([outcome], 0, [ast.Assign([_name(self.part, True)], _name(self.star))]),
-            ast.If(again, [ast.Assign([_name(self.part, True)], ast.Call(self._method("outcome"), [], []))], []),
-            ast.If(self._part_is_set(), [self._release(), ast.Raise()], []),
-            self._release(),
+            self._guard([outcome()], 0, [ast.Assign([_name(self.part, True)], _name(self.star))]),
+            ast.If(usual, reraise(), [outcome(), *reraise()]),
         ]
 
     def _method(self, name: str) -> "ast.expr":
