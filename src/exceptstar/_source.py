@@ -129,27 +129,19 @@ class Scan:
         self.stars: Dict[Key, Key] = {}
         self.errors: List[Problem] = []
         edits: List[Tuple[int, int, str]] = []
-        from itertools import compress
-        from operator import itemgetter
-
-        skipped = {tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
-        kept = frozenset(range(256)).difference(skipped)
-        # Every per-token step in C (the tokenizer itself is C on 3.12+): the
-        # tokens, those that count, their strings, and `except` found by
-        # list.index; Python runs once per `except`, not once per token.
-        read = list(_until_error(tokenize.generate_tokens(iter(self.lines).__next__), tokenize.TokenError))
-        tokens = list(compress(read, map(kept.__contains__, map(itemgetter(0), read))))
-        strings = list(map(itemgetter(1), tokens))
-        index = -1
-        while True:
-            try:
-                index = strings.index("except", index + 1)
-            except ValueError:
-                break
-            if index + 1 >= len(tokens):
-                break
-            tok, star = tokens[index], tokens[index + 1]
-            if tok.type != tokenize.NAME or star.string != "*":
+        skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+        tokens = []
+        try:
+            for tok in tokenize.generate_tokens(iter(self.lines).__next__):
+                if tok.type not in skipped:
+                    tokens.append(tok)
+        except (tokenize.TokenError, SyntaxError):
+            # The parser reports it, in the interpreter's own words; what was read
+            # so far still counts (incomplete input at an interactive prompt).
+            pass
+        for index, tok in enumerate(tokens[:-1]):
+            star = tokens[index + 1]
+            if tok.type != tokenize.NAME or tok.string != "except" or star.string != "*":
                 continue
             row, col = tok.start
             self.stars[(row, self._byte_col(row, col))] = star.end
@@ -219,15 +211,6 @@ class Scan:
         end_row, end_col = tok.start
         self.errors.append(Problem(NOT_PARENTHESIZED, (row, col + 1, end_row, end_col + 1),
                                   self._line(row)))
-
-
-def _until_error(tokens: "Any", error: "Any") -> "Any":
-    """The tokens up to a tokenizer error: the parser reports it, in the interpreter's
-    own words; what was read so far still counts (incomplete input at a prompt)."""
-    try:
-        yield from tokens
-    except (error, SyntaxError):
-        pass
 
 
 def _bracket(tok: "Any") -> int:
