@@ -268,6 +268,9 @@ def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
             return None
         star = Star(orig)
     elif exc is star._alone or (clause and star._done < clause and not _in_match(exc)):  # type: ignore[arg-type]
+        # An error the engine marked, or one raised before match() was entered
+        # (the clause's types expression, a NameError say), which natively
+        # propagates alone too.  After match() returned, it is an interrupt.
         _frames.strip(exc)  # type: ignore[arg-type]
         return None
     star._raised += (_frames.strip(exc),)  # type: ignore[arg-type,operator]
