@@ -117,3 +117,46 @@ def test_errors_building_a_group_show_only_the_callers_frames() -> None:
     got = outcomes(CONSTRUCTION)
     assert got["empty"][1] == ["<module>", "build", "<lambda>"]
     assert got["empty"][2] == "KeyError('handled')"
+
+
+ALONE = PRELUDE + r'''
+SOURCE = """
+class SplitFails(ExceptionGroup):
+    def split(self, condition):
+        raise OSError("split")
+
+
+class DeriveFails(ExceptionGroup):
+    def derive(self, excs):
+        raise OSError("derive")
+
+
+def run(make, types):
+    try:
+        raise make()
+    except* types:
+        pass
+"""
+CASES = {
+    "types expression": "try:\n    raise ExceptionGroup('eg', [ValueError(1)])\nexcept* Undefined:\n    pass\n",
+    "split": "try:\n    raise SplitFails('eg', [ValueError(1), TypeError(2)])\nexcept* ValueError:\n    pass\n",
+    "derive": "try:\n    raise DeriveFails('eg', [ValueError(1), TypeError(2)])\nexcept* ValueError:\n    raise\n",
+    "bad types": "try:\n    raise ExceptionGroup('eg', [ValueError(1)])\nexcept* 5:\n    pass\n",
+}
+for name, case in CASES.items():
+    namespace = {}
+    exec(compile_star(SOURCE, "prog.py", "exec"), namespace)
+    try:
+        exec(compile_star(case, "case.py", "exec"), namespace)
+        out[name] = "nothing"
+    except BaseException as error:
+        out[name] = [repr(error), repr(error.__context__), frames(error),
+                     sorted(key for key in namespace if key.startswith("__es_"))]
+print(json.dumps(out))
+'''
+
+
+def test_errors_of_the_clauses_own_code_propagate_alone_as_natively() -> None:
+    got = outcomes(ALONE)
+    assert got["types expression"][0] == "NameError(\"name 'Undefined' is not defined\")"
+    assert all(outcome[3] == [] for outcome in got.values())  # no name left behind
