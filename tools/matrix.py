@@ -114,11 +114,13 @@ def ensure_venv(version: Version, exe: str, lint: bool, progress: Progress) -> P
     python = venv / "bin" / "python"
     stamp_file = venv / ".exceptstar-stamp"
     extras = EXTRAS + (LINT_EXTRAS if lint else [])
+    # Extras past "test" are named in the stamp ("+lint", as before), so adding one rebuilds.
     stamp = requirements_stamp(version) + "".join(f"+{extra}" for extra in extras[1:])
     if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
         progress.step(version, f"environment {shown(venv)} up to date")
         return python
     log = VENVS / f"build-{name(version)}.log"
+    start = time.monotonic()
     progress.step(version, f"creating {shown(venv)}")
     if venv.exists():
         shutil.rmtree(venv)
@@ -136,6 +138,7 @@ def ensure_venv(version: Version, exe: str, lint: bool, progress: Progress) -> P
         progress.step(version, f"installing exceptstar[{','.join(extras)}]", log)
         run(*pip, "-e", f"{ROOT}[{','.join(extras)}]")
     stamp_file.write_text(stamp)
+    progress.step(version, f"{shown(venv)} built in {time.monotonic() - start:.0f} s")
     return python
 
 
@@ -212,13 +215,23 @@ class Matrix:
             for version in dict.fromkeys([*references, *selected]):
                 self.builds[version] = pool.submit(self.build, version)
             tests = [pool.submit(self.test, version, references) for version in selected]
-            for future in tests:
-                future.result()
+            try:
+                for future in tests:
+                    future.result()
+            except KeyboardInterrupt:
+                # The running steps got the signal too; the queued ones must not start.
+                for future in tests:
+                    future.cancel()
+                for build in self.builds.values():
+                    build.cancel()
+                raise
         self.progress.stopped.set()
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # No abbreviations: every argument that is not ours goes to pytest untouched.
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     allow_abbrev=False)
     parser.add_argument("--only", action="append", default=[], metavar="3.X",
                         help="run only these versions (repeatable); the others' environments are not built")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
@@ -246,7 +259,11 @@ def main() -> int:
 
     VENVS.mkdir(parents=True, exist_ok=True)
     matrix = Matrix(interpreters, max(interpreters), extra)
-    matrix.run(selected, references, jobs)
+    try:
+        matrix.run(selected, references, jobs)
+    except KeyboardInterrupt:
+        print("matrix: interrupted", flush=True)
+        return 130
     print(f"{matrix.passed} passed, {matrix.failed} failed")
     return 1 if matrix.failures else 0
 
