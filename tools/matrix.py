@@ -3,10 +3,12 @@
 One virtual environment per interpreter under ``.venvs/`` (``$EXCEPTSTAR_VENVS``
 to put them elsewhere), exceptstar installed into it (editable) with the test
 tools, then pytest; as many interpreters at once as there are cores.  The
-newest interpreter also runs ``mypy --strict`` and ``ruff``
-(``tests/test_lint.py``, told by ``EXCEPTSTAR_REQUIRE_LINT`` that skipping is a
-failure there).  Only the environments of the interpreters asked for are built,
-plus those the tests use as a reference.
+newest and the oldest interpreter also get the linters and type checkers
+(``mypy --strict``, ``ruff`` and basedpyright in ``tests/test_lint.py``,
+``test_typing.py``, ``test_tool_configs.py``, told by
+``EXCEPTSTAR_REQUIRE_LINT`` that skipping for a missing tool is a failure).
+Only the environments of the interpreters asked for are built, plus those the
+tests use as a reference.
 
 Prints each step as it starts, one summary line per interpreter and a closing
 ``N passed, N failed`` line.  Exits non-zero when any interpreter fails, or
@@ -167,9 +169,9 @@ def run_pytest(python: Path, lint: bool, extra: list[str], log: Path) -> dict[st
 class Matrix:
     """The selected interpreters' runs, each waiting only for the environments it needs."""
 
-    def __init__(self, interpreters: dict[Version, str], lint_version: Version, extra: list[str]) -> None:
+    def __init__(self, interpreters: dict[Version, str], lint_versions: set[Version], extra: list[str]) -> None:
         self.interpreters = interpreters
-        self.lint_version = lint_version
+        self.lint_versions = lint_versions
         self.extra = extra
         self.progress = Progress()
         self.builds: dict[Version, Future[Path]] = {}
@@ -178,13 +180,13 @@ class Matrix:
 
     def build(self, version: Version) -> Path:
         try:
-            return ensure_venv(version, self.interpreters[version], version == self.lint_version, self.progress)
+            return ensure_venv(version, self.interpreters[version], version in self.lint_versions, self.progress)
         finally:
             self.progress.done(version)
 
     def test(self, version: Version, needs: list[Version]) -> None:
         start = time.monotonic()
-        lint = version == self.lint_version
+        lint = version in self.lint_versions
         log = VENVS / f"pytest-{name(version)}.log"
         counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "returncode": 1}
         broken = [needed for needed in [version, *needs] if self.builds[needed].exception() is not None]
@@ -258,7 +260,9 @@ def main() -> int:
           + f", {jobs} at once; environments and logs in {shown(VENVS)}", flush=True)
 
     VENVS.mkdir(parents=True, exist_ok=True)
-    matrix = Matrix(interpreters, max(interpreters), extra)
+    # The newest checks the package and the typing tests' 3.10+ targets; the oldest
+    # has the last mypy that accepts 3.8 targets (newer releases refuse them).
+    matrix = Matrix(interpreters, {min(interpreters), max(interpreters)}, extra)
     try:
         matrix.run(selected, references, jobs)
     except KeyboardInterrupt:
