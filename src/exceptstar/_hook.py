@@ -9,7 +9,7 @@ for the spec, so finders placed earlier (pytest's assertion rewriter, editable
 installs) keep precedence; it only swaps the loader of plain source files.
 
 The loader keeps the transformed bytecode beside the normal ``.pyc``, under a
-tag of its own (``mod.cpython-310.exceptstar-0.1.0.pyc``): a timestamp pyc
+tag of its own (``mod.cpython-310.exceptstar-0.2.0.pyc``): a timestamp pyc
 keyed on the source's mtime and size, the version being in the name, written
 atomically by the normal machinery and ignored on any error.  A module
 without ``except*`` goes the normal way and gets the normal ``.pyc``: on
@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["install", "uninstall"]
 
+# Cached code calls _runtime's names: a release that changes what the rewrite
+# generates has a new version, and so never reads an older release's code.
 CACHE_TAG = f"exceptstar-{__version__}"
 
 
