@@ -1,10 +1,10 @@
-"""The command line: ``python -m exceptstar demo | run | check``.
+"""The command line: ``python -m exceptstar demo | run | check | show | config``.
 
 ``run`` behaves like ``python`` itself (``sys.argv``, ``sys.path[0]``,
 ``__main__``, exit status, tracebacks without frames of ours), with the import
 hook installed so that the program and everything it imports may use
 ``except*``; without a program it starts an interactive console that accepts
-``except*``.
+``except*``.  ``check`` is ``_check``'s, ``show`` and ``config`` are ``_tools``'.
 """
 
 import os
@@ -13,7 +13,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import CodeType
-    from typing import Any, Dict, List, Optional, Sequence
+    from typing import Any, Callable, Dict, List, Optional, Sequence
 
 USAGE = """\
 usage: python -m exceptstar demo
@@ -44,6 +44,8 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
     if command == "run":
         return run(args)
     if command == "check" and args:
+        from ._check import check
+
         return check(args)
     if command in ("show", "config") and args:
         from . import _tools
@@ -182,10 +184,9 @@ def _patch_bdb(bdb: "Any") -> None:
 def _program_bottom(frame: "Any") -> "Any":
     """The outermost frame ``python`` itself would have under ``frame``: the program's
     module (a script, ``-c``), or runpy's (``-m``, a folder, a zip file); None elsewhere."""
-    runners = (_run_source.__code__, _run_module.__code__)
     while frame is not None:
         caller = frame.f_back
-        if caller is not None and caller.f_code in runners:
+        if caller is not None and caller.f_code is _run_reporting.__code__:
             return frame
         frame = caller
     return None
@@ -270,15 +271,7 @@ def _run_source(source: bytes, filename: str, path: "Optional[str]") -> int:
     except SyntaxError as error:
         return _report(error.with_traceback(None))
     namespace = _fresh_main(path)
-    try:
-        exec(code, namespace)
-    except SystemExit:
-        raise
-    except BaseException as caught:
-        uncaught = caught
-    else:
-        return 0
-    return _report(uncaught)
+    return _run_reporting(exec, code, namespace)
 
 
 def _run_module(name: str, alter_argv: bool) -> int:
@@ -287,9 +280,18 @@ def _run_module(name: str, alter_argv: bool) -> int:
     # The program's __main__ starts as the interpreter's does, not as ours
     # (python -m exceptstar's own globals).
     _fresh_main(None)
+    # What `python -m` itself calls: its frames show in tracebacks there too.
+    return _run_reporting(runpy._run_module_as_main, name, alter_argv)  # type: ignore[attr-defined]
+
+
+def _run_reporting(program: "Callable[..., object]", *args: object) -> int:
+    """Run the program as the interpreter does: its exit status, an uncaught exception reported.
+
+    ``program`` is called from here directly (no lambda), so that the frame
+    under this one is the program's or runpy's: see ``_program_bottom``.
+    """
     try:
-        # What `python -m` itself calls: its frames show in tracebacks there too.
-        runpy._run_module_as_main(name, alter_argv=alter_argv)  # type: ignore[attr-defined]
+        program(*args)
     except SystemExit:
         raise
     except BaseException as caught:
@@ -403,70 +405,3 @@ def _future_features() -> "List[Any]":
     import __future__
 
     return [getattr(__future__, name) for name in __future__.all_feature_names]
-
-
-# --- check ---------------------------------------------------------------------
-
-def check(paths: "List[str]") -> int:
-    """Print ``file:line: message`` for every invalid ``except*``; 1 if there was one."""
-    found = 0
-    for path in _python_files(paths):
-        for line, message in check_file(path):
-            print(f"{path}:{line}: {message}")
-            found += 1
-    return 1 if found else 0
-
-
-def _python_files(paths: "List[str]") -> "List[str]":
-    files: List[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            for folder, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not _skipped_folder(folder, d))
-                files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(".py"))
-        else:
-            files.append(path)
-    return files
-
-
-# Folders of installed or generated code, never the project's own.
-_SKIPPED = frozenset(("__pycache__", "site-packages", "dist-packages", "node_modules", "__pypackages__"))
-
-
-def _skipped_folder(parent: str, name: str) -> bool:
-    """Hidden folders, caches, and environments (a venv has pyvenv.cfg, a conda env conda-meta)."""
-    if name.startswith(".") or name in _SKIPPED:
-        return True
-    folder = os.path.join(parent, name)
-    return any(os.path.exists(os.path.join(folder, marker)) for marker in ("pyvenv.cfg", "conda-meta"))
-
-
-def check_file(path: str) -> "List[Any]":
-    """(line, message) of every invalid ``except*`` use in ``path``, in line order.
-
-    When there is none, the file is also compiled as ``run`` would compile it,
-    so that what passes ``check`` also compiles: the compiler's own errors
-    (``async with`` outside an async function, say) and the nesting limit of
-    transformed code are reported too.
-    """
-    from . import _transform
-
-    try:
-        with open(path, "rb") as file:
-            source = file.read()
-    except OSError as error:
-        return [(0, f"cannot read: {error.strerror}")]
-    if not _transform.has_except_star(source):
-        return []
-    nul = source.find(b"\0")
-    if nul >= 0:
-        # As the interpreter reading the file (3.12+): compile() itself says
-        # "source code string" and 3.8-3.10 raise ValueError.
-        return [(source.count(b"\n", 0, nul) + 1, "SyntaxError: source code cannot contain null bytes")]
-    try:
-        found = [(problem.line, problem.msg) for problem in _transform.problems(source, path)]
-        if not found:
-            _transform.compile_source(source, path, "exec")
-    except SyntaxError as error:
-        return [(error.lineno or 0, f"{type(error).__name__}: {error.msg}")]
-    return sorted(found, key=lambda item: item[0])

@@ -86,11 +86,11 @@ def config(tool: str, paths: "List[str]") -> int:
 
 def star_files(paths: "List[str]") -> "List[str]":
     """The Python files under ``paths`` that use ``except*``, as ``check`` finds them, '/'-separated."""
-    from ._cli import _python_files
+    from ._check import python_files
     from ._transform import has_except_star
 
     found = []
-    for path in _python_files(paths):
+    for path in python_files(paths):
         try:
             with open(path, "rb") as file:
                 if not has_except_star(file.read()):

@@ -1,0 +1,76 @@
+"""``python -m exceptstar check``: every invalid ``except*`` in files and folders.
+
+Which files a folder holds for us (``python_files``: the project's own, not
+environments or caches) is decided here, for ``config`` too.
+"""
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, List
+
+
+def check(paths: "List[str]") -> int:
+    """Print ``file:line: message`` for every invalid ``except*``; 1 if there was one."""
+    found = 0
+    for path in python_files(paths):
+        for line, message in check_file(path):
+            print(f"{path}:{line}: {message}")
+            found += 1
+    return 1 if found else 0
+
+
+def python_files(paths: "List[str]") -> "List[str]":
+    files: List[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for folder, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not _skipped_folder(folder, d))
+                files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(".py"))
+        else:
+            files.append(path)
+    return files
+
+
+# Folders of installed or generated code, never the project's own.
+_SKIPPED = frozenset(("__pycache__", "site-packages", "dist-packages", "node_modules", "__pypackages__"))
+
+
+def _skipped_folder(parent: str, name: str) -> bool:
+    """Hidden folders, caches, and environments (a venv has pyvenv.cfg, a conda env conda-meta)."""
+    if name.startswith(".") or name in _SKIPPED:
+        return True
+    folder = os.path.join(parent, name)
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in ("pyvenv.cfg", "conda-meta"))
+
+
+def check_file(path: str) -> "List[Any]":
+    """(line, message) of every invalid ``except*`` use in ``path``, in line order.
+
+    When there is none, the file is also compiled as ``run`` would compile it,
+    so that what passes ``check`` also compiles: the compiler's own errors
+    (``async with`` outside an async function, say) and the nesting limit of
+    transformed code are reported too.
+    """
+    from . import _transform
+
+    try:
+        with open(path, "rb") as file:
+            source = file.read()
+    except OSError as error:
+        return [(0, f"cannot read: {error.strerror}")]
+    if not _transform.has_except_star(source):
+        return []
+    nul = source.find(b"\0")
+    if nul >= 0:
+        # As the interpreter reading the file (3.12+): compile() itself says
+        # "source code string" and 3.8-3.10 raise ValueError.
+        return [(source.count(b"\n", 0, nul) + 1, "SyntaxError: source code cannot contain null bytes")]
+    try:
+        found = [(problem.line, problem.msg) for problem in _transform.problems(source, path)]
+        if not found:
+            _transform.compile_source(source, path, "exec")
+    except SyntaxError as error:
+        return [(error.lineno or 0, f"{type(error).__name__}: {error.msg}")]
+    return sorted(found, key=lambda item: item[0])
