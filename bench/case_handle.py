@@ -65,14 +65,14 @@ def loop(n, exc):
 DEEP = 1200
 
 
-def deep_group(eg_type: "Any") -> BaseException:
+def deep_group(eg_type: Any) -> BaseException:
     group = eg_type("bottom", [ValueError(-1), TypeError(-1)])
     for level in range(DEEP - 1):
         group = eg_type("level", [ValueError(level), group])
     return group  # type: ignore[no-any-return]
 
 
-def deep_row(source: str, compiler: "Callable[..., Any]", catch: object, exc: BaseException) -> "Any":
+def deep_row(source: str, compiler: Callable[..., Any], catch: object, exc: BaseException) -> Any:
     try:
         return make_loop(source, compiler, catch, exc)
     except RecursionError as error:

@@ -155,10 +155,7 @@ def main() -> None:
     script = os.path.join(folder, "script_star.py" if mine else "script_plain.py")
     with open(script, "w") as file:
         file.write(case_module.module_source(star=mine) + SCRIPT_TAIL)
-    if mine:
-        command = [sys.executable, "-m", "exceptstar", "run", script]
-    else:
-        command = [sys.executable, script]
+    command = [sys.executable, "-m", "exceptstar", "run", script] if mine else [sys.executable, script]
     samples: Dict[str, Callable[[], float]] = {
         "first_import": lambda: child_import(folder, name, hook=mine),
         "run_script": lambda: child_cpu(command, folder),

@@ -133,7 +133,7 @@ def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType"
     """
     cache = _main_cache(source, path) if PURE and path is not None else None
     if cache is None:
-        return _transform.compile(source, filename, "exec", dont_inherit=True)  # type: ignore[no-any-return]
+        return _transform.compile(source, filename, "exec", dont_inherit=True)
     pyc, header, stat = cache
     code = _read_pyc(pyc, header)
     if code is not None:
@@ -144,18 +144,18 @@ def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            code, transformed = _transform.compile_source(source, filename, "exec")
+            compiled, transformed = _transform.compile_source(source, filename, "exec")
         except SyntaxError:
             caught.append(None)  # type: ignore[arg-type]
     if caught:
         # Again under the user's own warning filters: what they show, or the
         # SyntaxError (perhaps a warning turned error), exactly as without a cache.
-        return _transform.compile(source, filename, "exec", dont_inherit=True)  # type: ignore[no-any-return]
+        return _transform.compile(source, filename, "exec", dont_inherit=True)
     if transformed and not sys.dont_write_bytecode:
         mode = (stat.st_mode & 0o777) | 0o200
         # set_data: the __pycache__ folder made if needed, an atomic write, errors ignored.
-        SourceFileLoader("__main__", path).set_data(pyc, header + marshal.dumps(code), _mode=mode)
-    return code  # type: ignore[no-any-return]
+        SourceFileLoader("__main__", filename).set_data(pyc, header + marshal.dumps(compiled), _mode=mode)
+    return compiled  # type: ignore[no-any-return]
 
 
 def _main_cache(source: bytes, path: str) -> "Optional[Tuple[str, bytes, os.stat_result]]":

@@ -264,7 +264,7 @@ def mark(tree: "ast.AST", stars: "Dict[Key, Key]") -> int:
                 continue  # no star on this statement's lines
             for handler in getattr(node, "handlers", ()):
                 if (handler.lineno, handler.col_offset) in stars:
-                    handler.exceptstar_star = True  # type: ignore[attr-defined]
+                    handler.exceptstar_star = True
                     found += handler.type is not None
                 todo.append(handler.body)
             for field in ("body", "orelse", "finalbody"):
