@@ -9,36 +9,14 @@ interpreters do not draw).  ``check`` reports what the native compiler says.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from support.interpreters import native_python
-from support.processes import SRC
-
-PURE = sys.version_info >= (3, 11)
-
-
-def _env(pure: bool) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    env.pop("EXCEPTSTAR_PURE", None)
-    if pure:
-        env["EXCEPTSTAR_PURE"] = "1"
-    return env
-
-
-def exceptstar(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "exceptstar", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True, env=_env(PURE), timeout=120)
-
-
-def python(exe: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True,
-                          env=_env(False), timeout=120)
+from support.processes import exceptstar, python
 
 
 def without_carets(text: str) -> str:

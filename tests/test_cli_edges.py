@@ -9,7 +9,6 @@ their output and exit status.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -19,27 +18,7 @@ from pathlib import Path
 
 import pytest
 from support.interpreters import native_python
-from support.processes import SRC
-
-PURE = sys.version_info >= (3, 11)
-
-
-def _env(pure: bool) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    env.pop("EXCEPTSTAR_PURE", None)
-    if pure:
-        env["EXCEPTSTAR_PURE"] = "1"
-    return env
-
-
-def exceptstar(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "exceptstar", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True, env=_env(PURE), timeout=60)
-
-
-def python(exe: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True,
-                          env=_env(False), timeout=60)
+from support.processes import child_env, exceptstar, python
 
 
 def outcome(proc: subprocess.CompletedProcess[str]) -> tuple[str, str, int]:
@@ -329,7 +308,7 @@ def test_console_reports_invalid_except_star_as_native(tmp_path: Path) -> None:
     # 3.10's codeop said "incomplete input", a line early; 3.13's codeop gives the error itself.
     ours = exceptstar("run", cwd=tmp_path, stdin=CONSOLE_SESSION)
     reference = subprocess.run([native(), "-c", "import code; code.interact()"], cwd=tmp_path,
-                               input=CONSOLE_SESSION, capture_output=True, text=True, env=_env(False), timeout=60)
+                               input=CONSOLE_SESSION, capture_output=True, text=True, env=child_env(False), timeout=60)
     # The prompts (on stdout, as input() writes them) show when each error came.
     assert ours.stdout == reference.stdout
     mine, theirs = _console_lines(ours.stderr), _console_lines(reference.stderr)
@@ -367,6 +346,6 @@ def test_pdb_stack_starts_where_python_starts_it(tmp_path: Path, how: str) -> No
     commands = "where\nup\nwhere\nc\nwhere\nc\n"
     ours = exceptstar("run", *target, cwd=tmp_path, stdin=commands)
     plain = subprocess.run([sys.executable, *target], cwd=tmp_path, input=commands, capture_output=True,
-                           text=True, env=_env(False), timeout=60)
+                           text=True, env=child_env(False), timeout=60)
     assert outcome(ours) == outcome(plain)
     assert "exceptstar" not in ours.stdout and "end" in ours.stdout

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.linters import tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def tool(name: str) -> str:
-    path = shutil.which(name, path=os.path.dirname(sys.executable))
-    if path is None:
-        if os.environ.get("EXCEPTSTAR_REQUIRE_LINT"):
-            pytest.fail(f"{name} is not installed in this environment")
-        pytest.skip(f"{name} is installed only in the linting interpreter's environment")
-    return path
 
 
 def test_mypy_strict() -> None:

@@ -10,13 +10,12 @@ EXCEPTSTAR_REQUIRE_LINT says they must run.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.linters import tool
 
 JOBS = '''\
 from typing import List
@@ -42,13 +41,6 @@ def main() -> None:
 '''
 
 
-def tool(name: str) -> str:
-    path = shutil.which(name, path=os.path.dirname(sys.executable))
-    if path is None:
-        if os.environ.get("EXCEPTSTAR_REQUIRE_LINT"):
-            pytest.fail(f"{name} is not installed in this environment")
-        pytest.skip(f"{name} is installed only in the linting interpreters' environments")
-    return path
 
 
 @pytest.fixture

@@ -16,25 +16,18 @@ target newer than this interpreter (an old mypy's typeshed lags behind it).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.linters import tool
 
 CASES = Path(__file__).resolve().parent / "typing_cases" / "uses.py"
 TARGETS = ["3.8", "3.10", "3.13"]
 
 
-def tool(name: str) -> str:
-    path = shutil.which(name, path=os.path.dirname(sys.executable))
-    if path is None:
-        if os.environ.get("EXCEPTSTAR_REQUIRE_LINT"):
-            pytest.fail(f"{name} is not installed in this environment")
-        pytest.skip(f"{name} is installed only in the linting interpreters' environments")
-    return path
 
 
 @pytest.mark.parametrize("target", TARGETS)

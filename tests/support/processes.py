@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +21,36 @@ SRC = ROOT / "src"
 TESTS = ROOT / "tests"
 
 
+# Where the running interpreter is 3.11+, exceptstar's own side runs pure.
+PURE_HERE = sys.version_info >= (3, 11)
+
+
+def child_env(pure: bool) -> dict[str, str]:
+    """This process's environment for a child: exceptstar from ``src``, pure only if asked."""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    env.pop("EXCEPTSTAR_PURE", None)
+    if pure:
+        env["EXCEPTSTAR_PURE"] = "1"
+    return env
+
+
+def exceptstar(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m exceptstar ARGS`` with the running interpreter (pure on 3.11+)."""
+    return subprocess.run([sys.executable, "-m", "exceptstar", *args], cwd=cwd, input=stdin,
+                          capture_output=True, text=True, env=child_env(PURE_HERE), timeout=120)
+
+
+def python(exe: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``exe ARGS``, the plain interpreter to compare ``exceptstar run`` with."""
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True,
+                          env=child_env(False), timeout=120)
+
+
 def run_python(exe: str, code: str, *, pure: bool = False, args: tuple[str, ...] = (),
                env: dict[str, str] | None = None, stdin: str | None = None,
                timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run ``code`` (``-c``, then ``args``) in interpreter ``exe`` with exceptstar importable from ``src``."""
-    full_env = dict(os.environ)
-    full_env.pop("EXCEPTSTAR_PURE", None)
-    full_env["PYTHONPATH"] = str(SRC)
-    if pure:
-        full_env["EXCEPTSTAR_PURE"] = "1"
+    full_env = child_env(pure)
     full_env.update(env or {})
     return subprocess.run([exe, "-c", code, *args], input=stdin, capture_output=True, text=True,
                           env=full_env, timeout=timeout)
