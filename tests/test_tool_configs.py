@@ -112,6 +112,73 @@ def test_pyright(project: Path) -> None:
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
 
 
+# pylint has no per-file settings: the message is disabled in the file itself,
+# on a line of its own at module level, which covers the whole module.
+PYLINT_DISABLE = "# pylint: disable=using-exception-groups-in-unsupported-version\n"
+
+
+def test_pylint(project: Path) -> None:
+    pylint = tool("pylint")
+    # The project's own noise (docstrings), and the exceptstar import that
+    # shadows the 3.11+ builtin (see the README), are not what is tested here.
+    settings = ('[tool.pylint.main]\npy-version = "3.8"\n\n[tool.pylint."messages control"]\n'
+                'disable = ["missing-docstring", "redefined-builtin"]\n')
+    (project / "pyproject.toml").write_text(settings)
+    command = [pylint, "--source-roots", "src", "src"]
+    refused = run(command, project)
+    assert refused.returncode != 0
+    if sys.version_info < (3, 11):
+        # astroid parses with the interpreter's own parser, which has no except*.
+        assert "jobs.py:10:11: E0001" in refused.stdout, refused.stdout
+        pytest.skip("pylint cannot parse except* under 3.8-3.10: it must run on 3.11+")
+    assert "W2603" in refused.stdout and "using-exception-groups" in refused.stdout, refused.stdout
+
+    jobs = project / "src" / "app" / "jobs.py"
+    jobs.write_text(PYLINT_DISABLE + jobs.read_text())
+    accepted = run(command, project)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_flake8(project: Path) -> None:
+    flake8 = tool("flake8")
+    as_is = run([flake8, "src"], project)
+    if sys.version_info >= (3, 11):
+        # pyflakes parses with the interpreter's parser: 3.11+ reads except*.
+        assert as_is.returncode == 0, as_is.stdout + as_is.stderr
+    else:
+        assert as_is.returncode == 1
+        assert "jobs.py:10:11: E999 SyntaxError" in as_is.stdout, as_is.stdout
+
+    (project / ".flake8").write_text(exceptstar("config", "flake8", "src", cwd=project))
+    accepted = run([flake8, "src"], project)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_black(project: Path) -> None:
+    black = tool("black")
+    jobs = project / "src" / "app" / "jobs.py"
+    formatted = jobs.read_text()
+    jobs.write_text(formatted.replace("except* ValueError as group:", "except *ValueError  as group :"))
+    settings = '\ntarget-version = ["py38"]\n'
+    (project / "pyproject.toml").write_text("[tool.black]" + settings)
+    as_is = run([black, "src"], project)
+    if sys.version_info >= (3, 11):
+        # black's own parser reads except* whatever the target, and it formats it.
+        assert as_is.returncode == 0, as_is.stderr
+        assert jobs.read_text() == formatted
+        return
+    # Its safety check compares the interpreter's ASTs, which 3.8-3.10 cannot build.
+    assert as_is.returncode == 123
+    assert "cannot use --safe with this file" in as_is.stderr, as_is.stderr
+
+    config = exceptstar("config", "black", "src", cwd=project)
+    (project / "pyproject.toml").write_text(config.replace("[tool.black]\n", "[tool.black]" + settings))
+    # Left out whether black walks the folders or is given the file (pre-commit).
+    for paths in (["src"], ["src/app/jobs.py", "src/app/main.py"]):
+        accepted = run([black, "--check", *paths], project)
+        assert accepted.returncode == 0, accepted.stderr
+
+
 def test_config_finds_the_files_as_check_does(project: Path) -> None:
     (project / "src" / "app" / "README.txt").write_text("except* in prose")
     (project / ".venv").mkdir()

@@ -1,4 +1,4 @@
-"""``python -m exceptstar show FILE`` and ``config ruff|mypy|pyright PATH...``.
+"""``python -m exceptstar show FILE`` and ``config ruff|mypy|pyright|flake8|black PATH...``.
 
 Linters and type checkers refuse ``except*`` when they target a version
 below 3.11, and none can be told to accept it.  ``config`` prints the settings
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import ast
     from typing import Dict, List
 
-TOOLS = ("ruff", "mypy", "pyright")
+TOOLS = ("ruff", "mypy", "pyright", "flake8", "black")
 
 
 # --- show -------------------------------------------------------------------------
@@ -79,7 +79,8 @@ def config(tool: str, paths: "List[str]") -> int:
     if not files:
         sys.stderr.write("exceptstar config: no file uses except*; nothing to configure\n")
         return 0
-    text = {"ruff": _ruff, "mypy": _mypy, "pyright": _pyright}[tool](files)
+    text = {"ruff": _ruff, "mypy": _mypy, "pyright": _pyright,
+            "flake8": _flake8, "black": _black}[tool](files)
     sys.stdout.write(text)
     return 0
 
@@ -159,3 +160,24 @@ def _pyright(files: "List[str]") -> str:
 
     return ("// pyrightconfig.json (in pyproject.toml: [tool.pyright] ignore = [...])\n"
             + json.dumps({"ignore": files}, indent=2) + "\n")
+
+
+def _flake8(files: "List[str]") -> str:
+    # flake8 (pyflakes, pycodestyle) parses with the interpreter it runs on:
+    # under 3.11+ it accepts except*, under 3.8-3.10 the files can only be left
+    # out (E999 stops every other check of the file anyway).  Paths with a '/'
+    # are taken relative to the folder of the config file.
+    return ("# .flake8, setup.cfg or tox.ini: only where flake8 runs on Python 3.8-3.10\n"
+            "[flake8]\n"
+            "extend-exclude =\n" + "".join(f"    {path}\n" for path in files))
+
+
+def _black(files: "List[str]") -> str:
+    # black's own parser reads except* for any target-version, but its safety
+    # check compares the interpreter's ASTs, which 3.8-3.10 cannot build for
+    # these files: there black fails on them whenever they need reformatting.
+    # force-exclude also covers files named on the command line (pre-commit).
+    pattern = "|".join(_regex(path) for path in files)
+    return ("# pyproject.toml: only where black runs on Python 3.8-3.10\n"
+            "[tool.black]\n"
+            f"force-exclude = '^/({pattern})$'\n")
