@@ -24,7 +24,7 @@ usage: python -m exceptstar demo
        python -m exceptstar run                  (interactive console)
        python -m exceptstar check PATH...
        python -m exceptstar show FILE
-       python -m exceptstar config ruff|mypy|pyright [PATH...]
+       python -m exceptstar config ruff|mypy|pyright|flake8|black [PATH...]
 
 demo   run a small program written with except* (the default)
 run    run a program as python does, with except* available on every version
