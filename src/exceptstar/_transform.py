@@ -216,6 +216,11 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "
         blanked = "".join(source_lines[body - 1:end])
         if any(trigger in blanked for trigger in _REWRITE_TRIGGERS):
             continue
+        if "global" in blanked:
+            # A `global x` anywhere in a function makes the module's own code
+            # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
+            # table): with the body stubbed, the module code would differ.
+            continue
         line = source_lines[body - 1]
         indent = line[:len(line) - len(line.lstrip(" \t\f"))]
         if not indent:
