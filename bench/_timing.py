@@ -123,6 +123,14 @@ def measure(loop: Loop, quick: bool) -> Dict[str, object]:
     return {"seconds": statistics.median(runs), "runs": runs, "number": number}
 
 
+def measure_processes(sample: Callable[[], float], runs: int) -> Dict[str, object]:
+    """For cases timed in whole child processes: one warm-up (it writes any
+    bytecode cache and fills the OS's file cache), then the median of ``runs``."""
+    sample()
+    times = [sample() for _ in range(runs)]
+    return {"seconds": statistics.median(times), "runs": times, "number": 1}
+
+
 def profile(loop: Loop, seconds: float = 0.5, top: int = 18) -> str:
     """cProfile's busiest entries (by own time) while the loop runs for about ``seconds``."""
     import cProfile

@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 
@@ -58,9 +57,7 @@ def subtree(lines: List[str], index: int) -> List[str]:
 
 
 def measure(module: str, pure: bool | None, runs: int) -> Dict[str, object]:
-    import_once(module, pure)  # writes any missing bytecode cache
-    times = [import_once(module, pure)[0] for _ in range(runs)]
-    return {"seconds": statistics.median(times), "runs": times, "number": 1}
+    return _timing.measure_processes(lambda: import_once(module, pure)[0], runs)
 
 
 def main() -> None:

@@ -26,7 +26,6 @@ import json
 import os
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -134,12 +133,6 @@ if __name__ == "__main__":
 """
 
 
-def measure(sample: Callable[[], float], runs: int) -> Dict[str, object]:
-    sample()  # warm-up: writes a cache where there is one, fills the OS's file cache
-    times = [sample() for _ in range(runs)]
-    return {"seconds": statistics.median(times), "runs": times, "number": 1}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--side", choices=_timing.SIDES, required=True)
@@ -163,7 +156,7 @@ def main() -> None:
     if args.profile:
         print(profile(args.profile, folder, name, script))
         return
-    results = {row: measure(sample, runs) for row, sample in samples.items()}
+    results = {row: _timing.measure_processes(sample, runs) for row, sample in samples.items()}
     json.dump({"rows": results}, sys.stdout)
     print()
 

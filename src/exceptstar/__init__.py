@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
         print_exception,
     )
     from ._hook import install, uninstall
+    from ._ipython import load_ipython_extension, unload_ipython_extension
     from ._transform import compile
 
 # Public name -> private module that defines it, imported on first access.
@@ -86,8 +87,10 @@ __all__ = [
     "format_exception",
     "format_exception_only",
     "install",
+    "load_ipython_extension",
     "print_exc",
     "print_exception",
     "suppress",
     "uninstall",
+    "unload_ipython_extension",
 ]

@@ -18,6 +18,8 @@ from typing import List, Optional, Tuple, Union
 from typing_extensions import assert_type
 
 import exceptstar
+import exceptstar.asyncio
+import exceptstar.socket
 from exceptstar import BaseExceptionGroup, ExceptionGroup, TracebackException, add_note, catch, suppress
 
 # --- the group types: generic on every target ----------------------------------
@@ -189,3 +191,37 @@ def enable() -> None:
 
 def names_are_checked() -> None:
     print(exceptstar.no_such_name)  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownArgumentType, reportUnknownMemberType]
+
+
+# --- asyncio and socket: what raises groups -----------------------------------------
+
+
+async def gather_lengths(names: List[str]) -> List[int]:
+    async def length(name: str) -> int:
+        await asyncio.sleep(0)
+        return len(name)
+
+    async with exceptstar.asyncio.timeout(5.0) as deadline:
+        assert_type(deadline, exceptstar.asyncio.Timeout)
+        async with exceptstar.asyncio.TaskGroup() as group:
+            tasks = [group.create_task(length(name)) for name in names]
+    assert_type(tasks, "List[asyncio.Task[int]]")
+    return [task.result() for task in tasks]
+
+
+async def first_reply(host: str, port: int) -> bytes:
+    reader, writer = await exceptstar.asyncio.open_connection(host, port, all_errors=True)
+    assert_type(reader, asyncio.StreamReader)
+    writer.close()
+    return await reader.read(100)
+
+
+def blocking_connect(host: str) -> None:
+    sock = exceptstar.socket.create_connection((host, 80), timeout=1.0, all_errors=True)
+    sock.close()
+    exceptstar.socket.create_connection(host)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+
+
+def ipython_hooks(shell: object) -> None:
+    exceptstar.load_ipython_extension(shell)
+    exceptstar.unload_ipython_extension(shell)
