@@ -138,32 +138,16 @@ def _debuggers_start_at_the_program() -> None:
 
 
 class _BdbFinder:
-    """Finds bdb as the other finders do, and patches it once loaded; then leaves sys.meta_path."""
+    """Watches for bdb's import (once, then leaves sys.meta_path) to patch it when loaded."""
 
     @classmethod
     def find_spec(cls, name: str, path: "Any" = None, target: "Any" = None) -> "Any":
         if name != "bdb":
             return None
         sys.meta_path.remove(cls)
-        for finder in sys.meta_path:
-            spec = getattr(finder, "find_spec", lambda *args: None)(name, path, target)
-            if spec is not None and spec.loader is not None:
-                spec.loader = _BdbLoader(spec.loader)
-                return spec
-        return None
+        from ._patches import spec_then
 
-
-class _BdbLoader:
-    def __init__(self, loader: "Any") -> None:
-        self.loader = loader
-
-    def create_module(self, spec: "Any") -> "Any":
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module: "Any") -> None:
-        self.loader.exec_module(module)
-        module.__spec__.loader = module.__loader__ = self.loader
-        _patch_bdb(module)
+        return spec_then(cls, name, path, target, lambda _name, module: _patch_bdb(module))
 
 
 def _patch_bdb(bdb: "Any") -> None:
