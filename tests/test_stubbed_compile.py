@@ -38,6 +38,9 @@ CASES = {
     "docstring": ('"""doc"""\n\ndef f():\n    """inner doc"""\n'
                   "    return (1 +\n            2)  # trailing\n    # comment\n"),
     "annotations": "def f(a: int) -> str:\n    b: list = []\n    return str(a)\n",
+    # Python reads identifiers NFKC-normalised: fullwidth letters spell the
+    # names that the rewrite changes, without their ASCII text.
+    "normalised names": "def f(e):\n    e.\uff41dd_note('n')\n    raise \uff25xceptionGroup('g', [e])\n",
 }
 FILLER = "\n\ndef filler():\n" + "    a = 1\n" * 60
 

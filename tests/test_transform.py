@@ -360,6 +360,30 @@ def test_add_note_in_every_form() -> None:
     assert actual.stdout == expected.stdout, actual.stderr
 
 
+NORMALISED_NAMES = r'''
+import sys
+if sys.version_info < (3, 11) or "--pure" in sys.argv:
+    from exceptstar import compile
+SOURCE = """\
+v = ValueError(1)
+v.\uff41dd_note("noted")
+try:
+    raise \uff25xceptionGroup("eg", [v])
+except* ValueError as g:
+    print(repr(g), g.exceptions[0].__notes__)
+"""
+exec(compile(SOURCE, "<prog>", "exec"), {})
+'''
+
+
+def test_names_spelt_beyond_ascii() -> None:
+    # Identifiers are NFKC-normalised: fullwidth letters still name add_note
+    # and ExceptionGroup, which the rewrite must see without their ASCII text.
+    expected, actual = _native_and_ours(NORMALISED_NAMES)
+    assert expected.stdout == "ExceptionGroup('eg', [ValueError(1)]) ['noted']\n"
+    assert actual.stdout == expected.stdout, actual.stderr
+
+
 UNDECODABLE = r'''
 import sys
 if sys.version_info < (3, 11) or "--pure" in sys.argv:

@@ -72,7 +72,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, List
+    from typing import Any, List, Optional
 
 
 _GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
@@ -93,15 +93,28 @@ except:
 """
 
 
-def transform(tree: "ast.AST") -> bool:
-    """Rewrite every starred ``try`` in ``tree`` (in place); False (untouched) when there is none."""
-    if not any(_is_star_try(node) for node in ast.walk(tree)):
-        return False
-    _Rewriter().visit(tree)
+# What the rewrite changes outside the starred statements (beside them, the
+# module's prologue): uses of the group names and, before 3.11, `.add_note`.
+# Source without these words needs no walk over its expressions.
+TRIGGERS = ("ExceptionGroup",) + (("add_note",) if sys.version_info < (3, 11) else ())
+
+
+def transform(tree: "ast.AST", source: "Optional[str]" = None) -> bool:
+    """Rewrite every starred ``try`` in ``tree`` (in place); False (untouched) when there is none.
+
+    ``source``, the text ``tree`` was parsed from, lets the rewrite skip the
+    expressions when it holds none of the ``TRIGGERS``.
+    """
+    rewriter = _Rewriter()
     body = getattr(tree, "body", None)
-    if isinstance(body, list) and body and any(
-        isinstance(node, ast.Name) and node.id in _GROUP_NAMES for node in ast.walk(tree)
-    ):
+    if not isinstance(body, list) or not rewriter.block(body):
+        return False
+    if source is None or not source.isascii() or any(trigger in source for trigger in TRIGGERS):
+        # (Beyond ASCII, a name may be spelt otherwise: Python reads identifiers NFKC-normalised.)
+        uses_group_names = rewriter.expressions(tree)
+    else:
+        uses_group_names = False
+    if body and uses_group_names:
         # The names go into the module's globals, not in place of each use, so
         # that Python's own scoping decides: a local, a parameter or a module-level
         # binding of the same name (even one that never runs, such as an import
@@ -113,7 +126,7 @@ def transform(tree: "ast.AST") -> bool:
         provide = ast.Expr(ast.Call(_runtime("provide_group_names"), [], []))
         _place([provide], at)
         body.insert(first, provide)
-    if isinstance(body, list) and body:
+    if body:
         first = 0
         while first < len(body) and _is_prologue(body[first], first):
             first += 1
@@ -151,15 +164,22 @@ def _place(nodes: "List[Any]", where: "Any", exact: bool = False) -> None:
                 "end_col_offset": col + len("except")}
     if exact:
         position.update(end_lineno=where.end_lineno, end_col_offset=where.end_col_offset)
+    # A node's fields and positions live in its __dict__: read and written
+    # there, the walk over the clause's few dozen nodes costs no calls.
+    node_type = ast.AST
     todo = list(nodes)
     while todo:
         node = todo.pop()
-        if not node._attributes or hasattr(node, "lineno"):
+        fields = node.__dict__
+        if "lineno" in fields or not node._attributes:
             continue
-        for key, value in position.items():
-            setattr(node, key, value)
-        for child in ast.iter_child_nodes(node):
-            todo.append(child)
+        fields.update(position)
+        for field in node._fields:
+            value = fields.get(field)
+            if type(value) is list:
+                todo.extend(value)
+            elif isinstance(value, node_type):
+                todo.append(value)
 
 
 def _is_star_try(node: "ast.AST") -> bool:
@@ -172,36 +192,75 @@ def _is_star_try(node: "ast.AST") -> bool:
 
 
 
+# The statements that hold statements, and where: an expression never holds
+# one, so the starred statements are found without visiting any expression.
+_BLOCKS = ("body", "orelse", "finalbody")
+_COMPOUND = frozenset((
+    "FunctionDef", "AsyncFunctionDef", "ClassDef", "For", "AsyncFor", "While", "If",
+    "With", "AsyncWith", "Try", "TryStar", "Match",
+))
+
+
 class _Rewriter:
     def __init__(self) -> None:
-        self.rewrite_notes = sys.version_info < (3, 11)
         self.depth = 0
 
-    def visit(self, node: "Any") -> "Any":
-        if _is_star_try(node):
-            self.depth += 1
-            self._children(node)
-            self.depth -= 1
-            return _StarTry(node, self.depth + 1).build()
-        self._children(node)
-        if (self.rewrite_notes and isinstance(node, ast.Attribute) and node.attr == "add_note"
-                and isinstance(node.ctx, ast.Load)):
-            call = ast.Call(_runtime("note_method"), [node.value], [])
-            _place([call], node, exact=True)
-            return call
-        return node
+    def block(self, statements: "List[Any]") -> bool:
+        """Rewrite the starred statements in ``statements`` and in those they hold; whether any."""
+        found = False
+        for index, node in enumerate(statements):
+            if type(node).__name__ not in _COMPOUND:
+                continue
+            star = _is_star_try(node)
+            self.depth += star
+            for inner in _inner_blocks(node):
+                found = self.block(inner) or found
+            self.depth -= star
+            if star:
+                # The depth of the statement's own names: one more than any
+                # starred statement around it, one less than any inside it.
+                statements[index] = _StarTry(node, self.depth + 1).build()
+                found = True
+        return found
 
-    def _children(self, node: "Any") -> None:
-        for field, old in ast.iter_fields(node):
-            if isinstance(old, list):
-                new = []
-                for item in old:
-                    if isinstance(item, ast.AST):
-                        item = self.visit(item)
-                    new.append(item)
-                old[:] = new
-            elif isinstance(old, ast.AST):
-                setattr(node, field, self.visit(old))
+    def expressions(self, tree: "ast.AST") -> bool:
+        """Before 3.11 turn every ``x.add_note`` into ``note_method(x)``; whether a group name is used.
+
+        One walk over every node, without recursion (a deep expression is as
+        deep as its nesting).
+        """
+        rewrite_notes = sys.version_info < (3, 11)
+        uses_group_names = False
+        node_type, attribute, name = ast.AST, ast.Attribute, ast.Name
+        todo: "List[Any]" = [tree]
+        while todo:
+            node = todo.pop()
+            for field in node._fields:
+                value = getattr(node, field, None)
+                children = value if type(value) is list else (value,)
+                for position, child in enumerate(children):
+                    if not isinstance(child, node_type):
+                        continue
+                    kind = type(child)
+                    if kind is name:
+                        uses_group_names = uses_group_names or child.id in _GROUP_NAMES  # type: ignore[attr-defined]
+                    elif (kind is attribute and rewrite_notes and child.attr == "add_note"  # type: ignore[attr-defined]
+                            and type(child.ctx) is ast.Load):  # type: ignore[attr-defined]
+                        call = ast.Call(_runtime("note_method"), [child.value], [])  # type: ignore[attr-defined]
+                        _place([call], child, exact=True)
+                        if type(value) is list:
+                            value[position] = call
+                        else:
+                            setattr(node, field, call)
+                    todo.append(child)
+        return uses_group_names
+
+
+def _inner_blocks(node: "Any") -> "List[List[Any]]":
+    blocks = [block for block in (getattr(node, field, None) for field in _BLOCKS) if block]
+    blocks.extend(handler.body for handler in getattr(node, "handlers", ()))
+    blocks.extend(case.body for case in getattr(node, "cases", ()))
+    return blocks
 
 
 class _StarTry:

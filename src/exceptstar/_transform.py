@@ -128,12 +128,15 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
             if code is not None:
                 return code, True
         tree: Any = parse(data, _filename_text(filename), mode, flags)
+        # Only looked for words in: any source encoding Python reads keeps ASCII as is.
+        text = data if isinstance(data, str) else data.decode("latin-1")
     else:
         tree = source
+        text = None
         check_tree(tree, {}, _filename_text(filename), None)
     from ._rewrite import transform
 
-    transformed = transform(tree)
+    transformed = transform(tree, text)
     if not transformed and tree is not source:
         # `except*` only in a string or a comment: the module is compiled untouched.
         return _builtin_compile(source, filename, mode, flags, True, optimize), False
@@ -142,9 +145,6 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
     return _builtin_compile(tree, filename, mode, flags, True, optimize), transformed
 
 
-# What the rewrite changes outside the starred statements, module-wide (see
-# _rewrite.transform): a function body holding one of these is never stubbed.
-_REWRITE_TRIGGERS = ("ExceptionGroup",) + (("add_note",) if not NATIVE_SYNTAX else ())
 _CO_NEWLOCALS = 0x2
 # The share of a module's lines that must be stub-able (indented, away from
 # the clauses) for the stubbed compile to pay for its extra native compile.
@@ -184,6 +184,8 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "
         return None
     from bisect import bisect_left, bisect_right
 
+    from ._rewrite import TRIGGERS, transform
+
     code_type = type(native)
     source_lines = lines_of(rewritten)
     star_rows = sorted({row for row, _ in stars})
@@ -214,8 +216,8 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "
         if star < len(star_rows) and star_rows[star] <= end:
             continue  # holds a star: through the tree
         blanked = "".join(source_lines[body - 1:end])
-        if any(trigger in blanked for trigger in _REWRITE_TRIGGERS):
-            continue
+        if not blanked.isascii() or any(trigger in blanked for trigger in TRIGGERS):
+            continue  # the rewrite changes more than the stars there
         if "global" in blanked:
             # A `global x` anywhere in a function makes the module's own code
             # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
@@ -233,17 +235,16 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "
         return None
     import warnings
 
-    from ._rewrite import transform
-
+    stubbed_text = "".join(edited)
     try:
         with warnings.catch_warnings():
             # The native compile above gave the module's warnings, once.
             warnings.simplefilter("ignore")
-            tree = _builtin_compile("".join(edited), filename, "exec", flags | _PyCF_ONLY_AST, True)
+            tree = _builtin_compile(stubbed_text, filename, "exec", flags | _PyCF_ONLY_AST, True)
             if mark(tree, stars) != len(stars):
                 return None
             check_tree(tree, stars, _filename_text(filename), text)
-            if not transform(tree):
+            if not transform(tree, stubbed_text):
                 return None
             compiled = _builtin_compile(tree, filename, "exec", flags, True, optimize)
     except SyntaxError:
