@@ -10,11 +10,12 @@ pickles exactly as the native one does.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support.interop import native, ours, plain, reference_python
+from support.interop import environment, native, ours, plain, reference_python
 
 PLAIN_MODULE = '''
 import sys
@@ -79,10 +80,61 @@ def test_install_gives_the_names_and_opt_out_does_not(tmp_path: Path) -> None:
                                    "ExceptionGroup('b', [KeyError('k')])]) OSError('o')"), proc.stderr
     proc = plain(code, EXCEPTSTAR_NO_BUILTINS="1")
     assert "AttributeError: 'ValueError' object has no attribute 'add_note'" in proc.stderr
-    # A plain import changes no built-in.
-    proc = plain("import builtins, sys, exceptstar\nprint(hasattr(builtins, 'ExceptionGroup'), "
-                 "hasattr(sys, 'exception'), hasattr(ValueError, 'add_note'))")
-    assert proc.stdout.strip() == "False False False", proc.stderr
+    # A plain import binds only the classes' names, where they say they live.
+    probe = ("import builtins, sys, exceptstar\nprint(getattr(builtins, 'ExceptionGroup', None) is "
+             "exceptstar.ExceptionGroup, getattr(builtins, 'BaseExceptionGroup', None) is "
+             "exceptstar.BaseExceptionGroup, hasattr(sys, 'exception'), hasattr(ValueError, 'add_note'))")
+    proc = plain(probe)
+    assert proc.stdout.strip() == "True True False False", proc.stderr
+    proc = plain(probe, EXCEPTSTAR_NO_BUILTINS="1")
+    assert proc.stdout.strip() == "False False False False", proc.stderr
+    # Someone else's name is left alone.
+    proc = plain("import builtins\nbuiltins.ExceptionGroup = 'theirs'\nimport exceptstar\n"
+                 "print(builtins.ExceptionGroup, builtins.BaseExceptionGroup is exceptstar.BaseExceptionGroup)")
+    assert proc.stdout.strip() == "theirs True", proc.stderr
+
+
+PICKLE_CLASSES = '''
+import multiprocessing, pickle, sys
+import exceptstar
+
+CLASSES = (exceptstar.ExceptionGroup, exceptstar.BaseExceptionGroup)
+
+
+def echo(value):
+    return value
+
+
+if __name__ == "__main__":
+    print([pickle.dumps(cls, protocol) for cls in CLASSES for protocol in range(6)])
+    print(all(pickle.loads(pickle.dumps(cls, protocol)) is cls for cls in CLASSES for protocol in range(6)))
+    # A spawned child (a fresh interpreter) unpickles what it is sent after
+    # importing this main module, exceptstar with it.
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        cls, group = pool.apply(echo, ((exceptstar.ExceptionGroup, exceptstar.ExceptionGroup("g", [KeyError(1)])),))
+    print(cls is exceptstar.ExceptionGroup, repr(group), type(group) is cls)
+'''
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="the classes are the built-ins there")
+def test_a_plain_import_pickles_the_classes_as_native(tmp_path: Path) -> None:
+    main = tmp_path / "pickle_classes.py"
+    main.write_text(PICKLE_CLASSES, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(main)], capture_output=True, text=True, cwd=str(tmp_path),
+                          env=environment(), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[1:] == ["True", "True ExceptionGroup('g', [KeyError(1)]) True"]
+    reference = reference_python()
+    if reference is None:
+        pytest.skip("no 3.11+ environment to compare the bytes with")
+    expected = native(reference, main)
+    assert expected.returncode == 0, expected.stderr
+    assert lines[0] == expected.stdout.splitlines()[0]
+    # Without the names, pickle says why.
+    proc = subprocess.run([sys.executable, str(main)], capture_output=True, text=True, cwd=str(tmp_path),
+                          env=environment(EXCEPTSTAR_NO_BUILTINS="1"), timeout=300)
+    assert "attribute lookup ExceptionGroup on builtins failed" in proc.stderr
 
 
 SAFETY = '''

@@ -18,6 +18,10 @@ if sys.version_info < (3, 11):
     _patches.activate()
     # Our groups are the backport's (anyio's, Trio's, pytest's); lazy, see _backport.
     _backport.activate()
+    # The classes are found where they say they live: see _py311.
+    from . import _py311
+
+    _py311.provide_classes()
 
 # What __getattr__ returns, for type checkers: without these imports every lazy
 # name would have __getattr__'s type, ``object``.  TYPE_CHECKING is a constant
