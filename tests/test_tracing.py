@@ -66,3 +66,52 @@ def test_the_first_handled_group_imports_ctypes_untraced() -> None:
     assert got["lines"] == expected["lines"]
     assert got["still"] is True
     assert (got["ctypes"], got["importlib"]) == (0, 0)
+
+
+MODULE_LINES = r'''
+import json, os, sys
+if os.environ.get("EXCEPTSTAR_PURE") or sys.version_info < (3, 11):
+    import exceptstar
+    compile_star = exceptstar.compile
+else:
+    compile_star = compile
+# The module's first lines hold code that never runs: lines no tracer may see.
+SOURCE = """\
+\"\"\"doc\"\"\"
+if False:
+    never = 1
+    never = 2
+    never = 3
+    never = 4
+    never = 5
+    never = 6
+x = 1
+try:
+    raise ExceptionGroup("eg", [ValueError(1)])
+except* ValueError:
+    y = 2
+"""
+code = compile_star(SOURCE, "prog.py", "exec")
+lines = []
+
+
+def tracer(frame, event, arg):
+    if frame.f_code.co_filename == "prog.py" and event == "line":
+        lines.append(frame.f_lineno)
+    return tracer
+
+
+sys.settrace(tracer)
+exec(code, {})
+sys.settrace(None)
+print(json.dumps(sorted(set(lines))))
+'''
+
+
+def test_module_level_lines_are_the_users() -> None:
+    here = run_python(sys.executable, MODULE_LINES, pure=True)
+    assert here.returncode == 0, here.stderr
+    native = run_native(MODULE_LINES)
+    assert native.returncode == 0, native.stderr
+    assert not set(json.loads(native.stdout)) & set(range(3, 9))
+    assert json.loads(here.stdout) == json.loads(native.stdout)

@@ -72,7 +72,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, List, Optional
+    from typing import Any, Dict, List, Optional
 
 
 _GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
@@ -123,15 +123,18 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None) -> bool:
         while first < len(body) and _is_prologue(body[first], first):
             first += 1
         at = body[first] if first < len(body) else body[-1]
-        provide = ast.Expr(ast.Call(_runtime("provide_group_names"), [], []))
-        _place([provide], at)
+        provide = ast.Expr(ast.Call(ast.Attribute(ast.Name("__exceptstar__", _LOAD), "provide_group_names",
+                                                  _LOAD), [], []))
+        _position_all([provide], _keyword_position(at))
         body.insert(first, provide)
     if body:
         first = 0
         while first < len(body) and _is_prologue(body[first], first):
             first += 1
         find_runtime = ast.parse(_FIND_RUNTIME).body
-        _place(find_runtime, body[first] if first < len(body) else body[-1])
+        # Where the module's own code starts, not the template's lines 1-8:
+        # those are the user's, whose lines a tracer (coverage) must not see run.
+        _position_all(find_runtime, _keyword_position(body[first] if first < len(body) else body[-1]))
         body[first:first] = find_runtime
     return True
 
@@ -144,36 +147,17 @@ def _is_prologue(node: "Any", index: int) -> bool:
         and isinstance(node.value.value, str)
 
 
-def _runtime(attr: str) -> "ast.expr":
-    return ast.Attribute(ast.Name("__exceptstar__", ast.Load()), attr, ast.Load())
-
-
-def _name(name: str, store: bool = False) -> "ast.Name":
-    return ast.Name(name, ast.Store() if store else ast.Load())
-
-
-def _place(nodes: "List[Any]", where: "Any", exact: bool = False) -> None:
-    """Give generated nodes (those without a position yet) the position of ``where``.
-
-    For a clause (not ``exact``) that is its ``except`` keyword only: 3.12+
-    reports an attribute load at its node's *end* line, which for a whole
-    clause would be the last line of its handler.
-    """
-    lineno, col = where.lineno, where.col_offset
-    position = {"lineno": lineno, "col_offset": col, "end_lineno": lineno,
-                "end_col_offset": col + len("except")}
-    if exact:
-        position.update(end_lineno=where.end_lineno, end_col_offset=where.end_col_offset)
+def _position_all(nodes: "List[Any]", at: "Dict[str, int]") -> None:
+    """Give ``nodes``, wholly generated, and every node under them the position ``at``."""
     # A node's fields and positions live in its __dict__: read and written
-    # there, the walk over the clause's few dozen nodes costs no calls.
+    # there, the walk costs no calls.
     node_type = ast.AST
     todo = list(nodes)
     while todo:
         node = todo.pop()
         fields = node.__dict__
-        if "lineno" in fields or not node._attributes:
-            continue
-        fields.update(position)
+        if node._attributes:
+            fields.update(at)
         for field in node._fields:
             value = fields.get(field)
             if type(value) is list:
@@ -232,7 +216,7 @@ class _Rewriter:
         rewrite_notes = sys.version_info < (3, 11)
         uses_group_names = False
         node_type, attribute, name = ast.AST, ast.Attribute, ast.Name
-        todo: "List[Any]" = [tree]
+        todo: List[Any] = [tree]
         while todo:
             node = todo.pop()
             for field in node._fields:
@@ -246,8 +230,9 @@ class _Rewriter:
                         uses_group_names = uses_group_names or child.id in _GROUP_NAMES  # type: ignore[attr-defined]
                     elif (kind is attribute and rewrite_notes and child.attr == "add_note"  # type: ignore[attr-defined]
                             and type(child.ctx) is ast.Load):  # type: ignore[attr-defined]
-                        call = ast.Call(_runtime("note_method"), [child.value], [])  # type: ignore[attr-defined]
-                        _place([call], child, exact=True)
+                        at = {key: getattr(child, key) for key in _POSITION}
+                        method = ast.Attribute(ast.Name("__exceptstar__", _LOAD, **at), "note_method", _LOAD, **at)
+                        call = ast.Call(method, [child.value], [], **at)  # type: ignore[attr-defined]
                         if type(value) is list:
                             value[position] = call
                         else:
@@ -264,49 +249,38 @@ def _inner_blocks(node: "Any") -> "List[List[Any]]":
 
 
 class _StarTry:
-    """Builds the plain ``try`` standing for one starred ``try`` (see the module docstring)."""
+    """Builds the plain ``try`` standing for one starred ``try`` (see the module docstring).
+
+    Every node is made with its position (``at``, set before each part):
+    placing thousands of generated nodes afterwards costs a walk over them all.
+    """
 
     def __init__(self, node: "Any", depth: int) -> None:
         self.node = node
         self.star, self.part, self.raised = (f"__es_{what}_{depth}__" for what in ("star", "part", "raised"))
+        self.at = _keyword_position(node.handlers[0])
 
     def build(self) -> "Any":
         node = self.node
         clauses: List[Any] = []
         for index, handler in enumerate(node.handlers):
             clauses.extend(self._clause(index, handler))
+        self.at = _keyword_position(node.handlers[0])
         body: List[Any] = [
             # Bound first, without a call, so that every guard's handler finds both.
-            ast.Assign([_name(self.star, True), _name(self.part, True)], ast.Constant(None)),
+            self._new(ast.Assign, [self._name(self.star, True), self._name(self.part, True)], self._none()),
             *clauses,
             *self._finish(),
         ]
         # No `as` name: the engine takes the exception from sys.exc_info(), and each
         # level of except* nested in a handler then uses two of CPython's 20
         # nested blocks, as native code does, instead of three.
-        outer = ast.ExceptHandler(_runtime("BaseException"), None, body)
-        _place([outer], node.handlers[0])
+        outer = self._new(ast.ExceptHandler, self._runtime("BaseException"), None, body)
         result = ast.Try(node.body, [outer], node.orelse, node.finalbody)
         return ast.copy_location(result, node)
 
     def _clause(self, index: int, handler: "Any") -> "List[Any]":
         """Match the clause's types; if anything matched, run its body, recording what it raises."""
-        # Everything a handler raises is caught and recorded, so what follows
-        # its try always runs: no `finally` needed.  Recorded by an augmented
-        # assignment to a slot, which calls nothing: no signal handler can run
-        # between the exception and its record.
-        record = ast.ExceptHandler(_runtime("BaseException"), self.raised, [ast.AugAssign(
-            ast.Attribute(_name(self.star), "_raised", ast.Store()), ast.Add(),
-            ast.Tuple([_name(self.raised)], ast.Load()),
-        )])
-        run: List[Any] = []
-        cleanup: List[Any] = []
-        if handler.name:
-            run.append(ast.Assign([_name(handler.name, True)], _name(self.part)))
-            cleanup = [
-                ast.Assign([_name(handler.name, True)], ast.Constant(None)),
-                ast.Delete([ast.Name(handler.name, ast.Del())]),
-            ]
         if sys.version_info >= (3, 10):
             # What runs after the handler body belongs to where execution goes
             # next (the next clause, or the end of the statement), so that line
@@ -314,44 +288,79 @@ class _StarTry:
             # before PEP 626 (3.10): there a jump into the middle of a line's
             # code reports no event, so the next clause's line would be lost.
             handlers = self.node.handlers
-            after = handlers[index + 1] if index + 1 < len(handlers) else handlers[0]
-            _place([record, *cleanup], after)
-        run.append(ast.Try(handler.body, [record], [], []))
+            self.at = _keyword_position(handlers[index + 1] if index + 1 < len(handlers) else handlers[0])
+        else:
+            self.at = _keyword_position(handler)
+        # Everything a handler raises is caught and recorded, so what follows
+        # its try always runs: no `finally` needed.  Recorded by an augmented
+        # assignment to a slot, which calls nothing: no signal handler can run
+        # between the exception and its record.
+        new = self._new
+        record = new(ast.ExceptHandler, self._runtime("BaseException"), self.raised, [new(
+            ast.AugAssign, new(ast.Attribute, self._name(self.star), "_raised", _STORE), _ADD,
+            new(ast.Tuple, [self._name(self.raised)], _LOAD),
+        )])
+        cleanup: List[Any] = []
+        if handler.name:
+            cleanup = [
+                new(ast.Assign, [self._name(handler.name, True)], self._none()),
+                new(ast.Delete, [new(ast.Name, handler.name, _DEL)]),
+            ]
+        self.at = _keyword_position(handler)
+        run: List[Any] = []
+        if handler.name:
+            run.append(new(ast.Assign, [self._name(handler.name, True)], self._name(self.part)))
+        run.append(new(ast.Try, handler.body, [record], [], []))
         run.extend(cleanup)
-        calls = [ast.Assign([_name(self.part, True)], ast.Call(self._method("match"), [handler.type], []))]
+        calls = [new(ast.Assign, [self._name(self.part, True)],
+                     new(ast.Call, self._method("match"), [handler.type], []))]
         if index == 0:
-            calls.insert(0, ast.Assign([_name(self.star, True)], ast.Call(_runtime("Star"), [], [])))
-        guard = self._guard(calls, index + 1, [ast.Assign([_name(self.part, True)], ast.Constant(None))])
-        generated = [guard, ast.If(self._part_is_set(), run, [])]
-        _place(generated, handler)
-        return generated
+            calls.insert(0, new(ast.Assign, [self._name(self.star, True)],
+                                new(ast.Call, self._runtime("Star"), [], [])))
+        guard = self._guard(calls, index + 1, [new(ast.Assign, [self._name(self.part, True)], self._none())])
+        return [guard, new(ast.If, self._part_is_set(), run, [])]
 
     def _finish(self) -> "List[Any]":
         """Ask the engine what propagates and re-raise it, with a bare ``raise`` as CPython's RERAISE."""
+        new = self._new
+
         def outcome() -> "Any":
-            return ast.Assign([_name(self.part, True)], ast.Call(self._method("outcome"), [], []))
+            return new(ast.Assign, [self._name(self.part, True)], new(ast.Call, self._method("outcome"), [], []))
 
         def reraise() -> "List[Any]":
-            return [ast.If(self._part_is_set(), [self._release(), ast.Raise()], []), self._release()]
+            return [new(ast.If, self._part_is_set(), [self._release(), new(ast.Raise)], []),
+                    self._release()]
 
         # After an interrupt, asked again outside the guard's handler: the
         # handled exception the engine sets there would not outlive it.  The
         # usual way falls through the test (3.10 runs signal handlers on taken
         # jumps), hence the re-raise written twice.
-        usual = ast.Compare(_name(self.part), [ast.IsNot()], [_name(self.star)])
+        usual = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
         return [
-            self._guard([outcome()], 0, [ast.Assign([_name(self.part, True)], _name(self.star))]),
-            ast.If(usual, reraise(), [outcome(), *reraise()]),
+            self._guard([outcome()], 0, [new(ast.Assign, [self._name(self.part, True)], self._name(self.star))]),
+            new(ast.If, usual, reraise(), [outcome(), *reraise()]),
         ]
 
-    def _method(self, name: str) -> "ast.expr":
-        return ast.Attribute(_name(self.star), name, ast.Load())
+    def _new(self, kind: "Any", *fields: "Any") -> "Any":
+        return kind(*fields, **self.at)
 
-    def _part_is_set(self) -> "ast.expr":
-        return ast.Compare(_name(self.part), [ast.IsNot()], [ast.Constant(None)])
+    def _name(self, name: str, store: bool = False) -> "ast.Name":
+        return ast.Name(name, _STORE if store else _LOAD, **self.at)
+
+    def _none(self) -> "Any":
+        return self._new(ast.Constant, None)
+
+    def _runtime(self, attr: str) -> "ast.expr":
+        return ast.Attribute(self._name("__exceptstar__"), attr, _LOAD, **self.at)
+
+    def _method(self, name: str) -> "ast.expr":
+        return ast.Attribute(self._name(self.star), name, _LOAD, **self.at)
+
+    def _part_is_set(self) -> "Any":
+        return self._new(ast.Compare, self._name(self.part), [_IS_NOT], [self._none()])
 
     def _release(self) -> "Any":
-        return ast.Delete([ast.Name(self.star, ast.Del()), ast.Name(self.part, ast.Del())])
+        return self._new(ast.Delete, [self._new(ast.Name, self.star, _DEL), self._new(ast.Name, self.part, _DEL)])
 
     def _guard(self, calls: "List[Any]", step: int, then: "List[Any]") -> "Any":
         """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring).
@@ -359,8 +368,29 @@ class _StarTry:
         Only the engine's own calls are guarded, not the handler bodies:
         every try around a body costs one of CPython's 20 nested blocks.
         """
-        sort = ast.Assign([_name(self.star, True)],
-                          ast.Call(_runtime("interrupted"), [_name(self.star), ast.Constant(step)], []))
-        alone = ast.If(ast.Compare(_name(self.star), [ast.Is()], [ast.Constant(None)]),
-                       [self._release(), ast.Raise()], [])
-        return ast.Try(calls, [ast.ExceptHandler(_runtime("BaseException"), None, [sort, alone, *then])], [], [])
+        new = self._new
+        sort = new(ast.Assign, [self._name(self.star, True)],
+                   new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, step)], []))
+        alone = new(ast.If, new(ast.Compare, self._name(self.star), [_IS], [self._none()]),
+                    [self._release(), new(ast.Raise)], [])
+        handler = new(ast.ExceptHandler, self._runtime("BaseException"), None, [sort, alone, *then])
+        return new(ast.Try, calls, [handler], [], [])
+
+
+# Context and operator nodes carry no position: one of each serves every use, as in the parser's trees.
+_LOAD, _STORE, _DEL = ast.Load(), ast.Store(), ast.Del()
+_ADD, _IS, _IS_NOT = ast.Add(), ast.Is(), ast.IsNot()
+
+
+_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _keyword_position(where: "Any") -> "Dict[str, int]":
+    """A clause's ``except`` keyword: its machinery's position.
+
+    The keyword only, not the whole clause: 3.12+ reports an attribute load at
+    its node's *end* line, which for a whole clause would be the last line of
+    its handler.
+    """
+    lineno, col = where.lineno, where.col_offset
+    return {"lineno": lineno, "col_offset": col, "end_lineno": lineno, "end_col_offset": col + len("except")}
