@@ -24,10 +24,6 @@ TOOLS = ("ruff", "mypy", "pyright", "flake8", "black")
 
 def show(path: str) -> int:
     """Print the transformed source of ``path``, each statement after its original line number."""
-    if sys.version_info < (3, 9):
-        sys.stderr.write("exceptstar show: needs Python 3.9 or newer (ast.unparse); "
-                         "the transformation is the same on every version\n")
-        return 2
     import ast
 
     from . import _rewrite, _transform
@@ -44,7 +40,13 @@ def show(path: str) -> int:
         sys.stderr.write(f"{path}:{error.lineno}: {type(error).__name__}: {error.msg}\n")
         return 1
     _rewrite.transform(tree)
-    text = ast.unparse(tree)
+    # 3.8 has no ast.unparse: _unparse writes the same text there.
+    if sys.version_info >= (3, 9):
+        text = ast.unparse(tree)
+    else:
+        from ._unparse import unparse
+
+        text = unparse(tree)
     origins = _line_origins(tree, ast.parse(text))
     width = len(str(max(origins.values(), default=1)))
     for number, line in enumerate(text.splitlines(), 1):
