@@ -106,9 +106,15 @@ class BaseExceptionGroup(BaseException):
             first = types[0]
             member_types: Optional[Set[type]]
             if types.count(first) == len(types):
-                # One type, the usual group (a thousand ValueErrors): checked once.
+                # One type, the usual group (a thousand ValueErrors): checked once,
+                # without the iterators the general test below makes.
                 member_types = {first}
-                checked: Any = member_types
+                if issubclass(first, Exception):
+                    nests_base_exceptions = False
+                elif issubclass(first, BaseException):
+                    nests_base_exceptions = True
+                else:
+                    raise ValueError("Item 0 of second argument (exceptions) is not an exception")
             else:
                 # Few distinct types: the set, kept for split.  Many (10,000 classes):
                 # the set would cost as much as the checks, and visiting the types in
@@ -117,16 +123,16 @@ class BaseExceptionGroup(BaseException):
                 # split that needs it.
                 member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
                     len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
-                checked = types if member_types is None else member_types
-            # issubclass() with an exact type as the class is the real MRO test
-            # (PyObject_IsSubclass's fast path), and a cheaper call than the wrapper.
-            if all(map(issubclass, checked, repeat(Exception))):
-                nests_base_exceptions = False
-            elif all(map(issubclass, checked, repeat(BaseException))):
-                nests_base_exceptions = True
-            else:
-                index = next(i for i, t in enumerate(types) if not real_issubclass(BaseException, t))
-                raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
+                checked: Any = types if member_types is None else member_types
+                # issubclass() with an exact type as the class is the real MRO test
+                # (PyObject_IsSubclass's fast path), and a cheaper call than the wrapper.
+                if all(map(issubclass, checked, repeat(Exception))):
+                    nests_base_exceptions = False
+                elif all(map(issubclass, checked, repeat(BaseException))):
+                    nests_base_exceptions = True
+                else:
+                    index = next(i for i, t in enumerate(types) if not real_issubclass(BaseException, t))
+                    raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
 
             if cls is BaseExceptionGroup:
                 if not nests_base_exceptions:
