@@ -35,6 +35,18 @@ SNIPPETS = {
         result = [repr(ExceptionGroup('flat', [ValueError(1), TypeError(2)])),
                   repr(BaseExceptionGroup('b', (KeyboardInterrupt(),))),
                   repr(BaseExceptionGroup('b', [ValueError(1)]))]""",
+    "member_checks_by_type_pattern": """
+        out = []
+        members = ([1], [1, 2], [ValueError(), 1], [1, ValueError()], [KeyboardInterrupt()],
+                   [KeyboardInterrupt(), KeyboardInterrupt()], [ValueError(), KeyboardInterrupt()],
+                   [ValueError(), ValueError()], [TypeError, TypeError])
+        for cls in (BaseExceptionGroup, ExceptionGroup):
+            for excs in members:
+                try:
+                    out.append(repr(cls('m', excs)))
+                except Exception as error:
+                    out.append(type(error).__name__ + ': ' + str(error))
+        result = out""",
     "keywords_ignored_by_new_rejected_by_init": """
         out = []
         for cls in (BaseExceptionGroup, ExceptionGroup):
