@@ -108,7 +108,7 @@ class ExceptStarLoader(SourceFileLoader):
         if not _transform.has_except_star(source):
             return super().get_code(fullname)  # type: ignore[return-value]
         try:
-            code, transformed = _transform.compile_source(source, source_path, "exec")
+            code, transformed = _transform.compile_source(source, source_path, "exec", module=True)
         except SyntaxError as error:
             raise error.with_traceback(None) from None
         if paths is not None:
@@ -144,7 +144,7 @@ def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            compiled, transformed = _transform.compile_source(source, filename, "exec")
+            compiled, transformed = _transform.compile_source(source, filename, "exec", module=True)
         except SyntaxError:
             caught.append(None)  # type: ignore[arg-type]
     if caught:
@@ -216,7 +216,8 @@ class ExceptStarZipLoader:
         if not _transform.has_except_star(source):
             return self._importer.get_code(fullname)
         try:
-            return _transform.compile_source(source, self._origin, "exec")[0]  # type: ignore[no-any-return]
+            return _transform.compile_source(  # type: ignore[no-any-return]
+                source, self._origin, "exec", module=True)[0]
         except SyntaxError as error:
             raise error.with_traceback(None) from None
 

@@ -99,16 +99,22 @@ except:
 TRIGGERS = ("ExceptionGroup",) + (("add_note",) if sys.version_info < (3, 11) else ())
 
 
-def transform(tree: "ast.AST", source: "Optional[str]" = None) -> bool:
+def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = True) -> bool:
     """Rewrite every starred ``try`` in ``tree`` (in place); False (untouched) when there is none.
 
     ``source``, the text ``tree`` was parsed from, lets the rewrite skip the
-    expressions when it holds none of the ``TRIGGERS``.
+    expressions when it holds none of the ``TRIGGERS``.  Without ``prologue``
+    the module-level code the rewrite adds (the group names, the runtime
+    lookup) is left out: for a caller that keeps only the functions' code.
     """
     rewriter = _Rewriter()
     body = getattr(tree, "body", None)
     if not isinstance(body, list) or not rewriter.block(body):
         return False
+    if not prologue:
+        if rewriter.rewrite_notes and (source is None or not source.isascii() or "add_note" in source):
+            rewriter.expressions(tree)
+        return True
     if source is None or not source.isascii() or any(trigger in source for trigger in TRIGGERS):
         # (Beyond ASCII, a name may be spelt otherwise: Python reads identifiers NFKC-normalised.)
         uses_group_names = rewriter.expressions(tree)
@@ -188,6 +194,7 @@ _COMPOUND = frozenset((
 class _Rewriter:
     def __init__(self) -> None:
         self.depth = 0
+        self.rewrite_notes = sys.version_info < (3, 11)
 
     def block(self, statements: "List[Any]") -> bool:
         """Rewrite the starred statements in ``statements`` and in those they hold; whether any."""
@@ -213,7 +220,7 @@ class _Rewriter:
         One walk over every node, without recursion (a deep expression is as
         deep as its nesting).
         """
-        rewrite_notes = sys.version_info < (3, 11)
+        rewrite_notes = self.rewrite_notes
         uses_group_names = False
         node_type, attribute, name = ast.AST, ast.Attribute, ast.Name
         todo: List[Any] = [tree]

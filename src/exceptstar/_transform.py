@@ -92,8 +92,13 @@ def compile(
 
 
 def compile_source(source: "Any", filename: "Any", mode: str, flags: int = 0,
-                   optimize: int = -1) -> "Tuple[Any, bool]":
-    """``compile`` without inheritance, and whether ``except*`` was transformed."""
+                   optimize: int = -1, module: bool = False) -> "Tuple[Any, bool]":
+    """``compile`` without inheritance, and whether ``except*`` was transformed.
+
+    ``module``: the code runs as a module with the interpreter's builtins (an
+    import, ``run``'s main script), never through ``exec`` with builtins of its
+    own; that lets the module-level code be compiled natively.
+    """
     if isinstance(source, (str, bytes, bytearray, memoryview)):
         data = bytes(source) if not isinstance(source, str) else source
         if not has_except_star(data):
@@ -111,20 +116,20 @@ def compile_source(source: "Any", filename: "Any", mode: str, flags: int = 0,
     if enabled:
         gc.disable()
     try:
-        return _compile_tree(source, filename, mode, flags, optimize)
+        return _compile_tree(source, filename, mode, flags, optimize, module)
     finally:
         if enabled:
             gc.enable()
 
 
 def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
-                  optimize: int) -> "Tuple[Any, bool]":
+                  optimize: int, module: bool) -> "Tuple[Any, bool]":
     """``compile_source`` for source that may use ``except*`` (text or a 3.11+ tree)."""
     if isinstance(source, (str, bytes, bytearray, memoryview)):
         data = bytes(source) if not isinstance(source, str) else source
         if not NATIVE_SYNTAX and mode == "exec" and not flags & ~_future_flags():
             data = source_text(data, _filename_text(filename))
-            code = _compile_stubbed(data, filename, flags, optimize)
+            code = _compile_stubbed(data, filename, flags, optimize, module)
             if code is not None:
                 return code, True
         tree: Any = parse(data, _filename_text(filename), mode, flags)
@@ -151,7 +156,7 @@ _CO_NEWLOCALS = 0x2
 _STUB_SHARE = 0.5
 
 
-def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "Any":
+def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, module: bool) -> "Any":
     """The whole-tree path's code, without the tree of every function body; None
     when it cannot be shown to be the same (then that path runs, and reports
     any error).
@@ -166,13 +171,19 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "
     function's code does not depend on what surrounds it; what the module-level
     code makes of it (decorators, defaults, the name) is compiled from the tree.
     Not on 3.11+, whose positions give each ``def`` its end, the body's.
+
+    For a ``module`` (code run with the interpreter's builtins: imported, or
+    ``run``'s main script) the module-level code can be the native one, which
+    then lacks only the rewrite's prologue (see ``_native_module``).
     """
-    # It pays (it costs a native compile more) only when most lines are in
-    # function bodies away from the stars: indented lines, less about 12 a
+    native_module = module and text.isascii() and "ExceptionGroup" not in text
+    # Stubbing pays (it costs a native compile more) only when most lines are
+    # in function bodies away from the stars: indented lines, less about 12 a
     # clause, at least half the module's.  Counted in C, before any scan.
     indented = text.count("\n ") + text.count("\n\t")
     clauses = text.count("except*") + text.count("except *")
-    if (indented - 12 * clauses) < _STUB_SHARE * text.count("\n"):
+    stubbing_pays = (indented - 12 * clauses) >= _STUB_SHARE * text.count("\n")
+    if not (native_module or stubbing_pays):
         return None
     quick = quick_scan(text)
     if quick is None or not quick[1]:
@@ -182,39 +193,29 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "
         native = _builtin_compile(rewritten, filename, "exec", flags, True, optimize)
     except (SyntaxError, ValueError):
         return None
-    from bisect import bisect_left, bisect_right
+    from bisect import bisect_left
 
     from ._rewrite import TRIGGERS, transform
 
-    code_type = type(native)
     source_lines = lines_of(rewritten)
+    functions = _top_level_functions(native, source_lines)
     star_rows = sorted({row for row, _ in stars})
-    module_lines = sorted(set(_lines(native)))
-    consts = native.co_consts
-    spans = sorted((const.co_firstlineno, index) for index, const in enumerate(consts)
-                   if type(const) is code_type)
+
+    def holds_star(first: int, end: int) -> bool:
+        star = bisect_left(star_rows, first)
+        return star < len(star_rows) and star_rows[star] <= end
+
+    if native_module:
+        code = _native_module(native, text, source_lines, stars, star_rows,
+                              [(const, first, end) for const, first, _, end in functions
+                               if holds_star(first, end)], filename, flags, optimize)
+        if code is not None or not stubbing_pays:
+            return code
     edited = list(source_lines)
     stubbed = {}  # (name, first line) -> the native code of a stubbed function
-    for at, (first, index) in enumerate(spans):
-        const = consts[index]
-        if not const.co_flags & _CO_NEWLOCALS or const.co_name.startswith("<"):
-            continue  # a class body (kept whole), a lambda or a comprehension
-        if first > len(source_lines) or source_lines[first - 1][:1] in (" ", "\t", "\f", "\n", "\r"):
-            continue  # not a top-level statement
-        own = _lines(const)
-        body = min(own) if own else first
-        last = _last_line(const)
-        if body <= first or body > len(source_lines):
-            continue  # the body starts on the header's first line
-        # To the line before the next module-level code: trailing lines with no
-        # code of their own (brackets, comments) go with the function.
-        following = bisect_right(module_lines, last)
-        after = [line for line in (module_lines[following:following + 1]
-                                   + [span[0] for span in spans[at + 1:at + 2]]) if line > last]
-        end = min(after) - 1 if after else len(source_lines)
-        star = bisect_left(star_rows, first)
-        if star < len(star_rows) and star_rows[star] <= end:
-            continue  # holds a star: through the tree
+    for const, first, body, end in functions:
+        if holds_star(first, end):
+            continue  # through the tree
         blanked = "".join(source_lines[body - 1:end])
         if not blanked.isascii() or any(trigger in blanked for trigger in TRIGGERS):
             continue  # the rewrite changes more than the stars there
@@ -233,31 +234,126 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int) -> "
         stubbed[(const.co_name, first)] = const
     if not stubbed:
         return None
-    import warnings
-
     stubbed_text = "".join(edited)
-    try:
-        with warnings.catch_warnings():
-            # The native compile above gave the module's warnings, once.
-            warnings.simplefilter("ignore")
-            tree = _builtin_compile(stubbed_text, filename, "exec", flags | _PyCF_ONLY_AST, True)
-            if mark(tree, stars) != len(stars):
-                return None
-            check_tree(tree, stars, _filename_text(filename), text)
-            if not transform(tree, stubbed_text):
-                return None
-            compiled = _builtin_compile(tree, filename, "exec", flags, True, optimize)
-    except SyntaxError:
+    compiled = _compile_part(stubbed_text, text, stars, filename, flags, optimize, transform)
+    if compiled is None:
         return None
     new_consts = list(compiled.co_consts)
     for index, const in enumerate(new_consts):
-        if type(const) is code_type:
+        if type(const) is type(native):
             replacement = stubbed.pop((const.co_name, const.co_firstlineno), None)
             if replacement is not None:
                 new_consts[index] = replacement
     if stubbed:
         return None  # a stub not found where expected
     return compiled.replace(co_consts=tuple(new_consts))
+
+
+def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "Any",
+                   star_rows: "List[int]", starred: "List[Tuple[Any, int, int]]", filename: "Any",
+                   flags: int, optimize: int) -> "Any":
+    """``native`` with the code of each top-level function that holds a star
+    compiled from a tree of those functions alone; None when that cannot be
+    the whole-tree path's code but for the prologue.
+
+    What the whole-tree path adds at module level is its prologue: binding
+    ``__exceptstar__`` where the builtins lack it (only ``exec`` with builtins
+    of its own does that, never an import) and the group names where the module
+    uses them (never here: such modules take the other paths).  Everything else
+    it changes is inside the starred statements, so when they all sit in
+    top-level functions, the module-level code and every other function can be
+    the native ones, however much of the module they are.
+    """
+    from bisect import bisect_right
+
+    from ._rewrite import TRIGGERS, transform
+
+    firsts = [first for _, first, _ in starred]
+    for row in star_rows:
+        at = bisect_right(firsts, row) - 1
+        if at < 0 or row > starred[at][2]:
+            return None  # a star at module level, in a class body, ...
+    kept = [False] * len(source_lines)
+    for _, first, end in starred:
+        kept[first - 1:end] = [True] * (end - first + 1)
+    if any(trigger in line for line, keep in zip(source_lines, kept) if not keep for trigger in TRIGGERS):
+        return None  # the rewrite changes more than the stars there
+    # Future imports are blanked with the rest: their flags, as the module has them.
+    flags |= native.co_flags & _future_flags()
+    part = "".join(line if keep else "\n" for line, keep in zip(source_lines, kept))
+    # Only the functions' code is kept: no prologue.
+    compiled = _compile_part(part, text, stars, filename, flags, optimize, transform, False)
+    if compiled is None:
+        return None
+    code_type = type(native)
+    made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
+            if type(const) is code_type}
+    wanted = {(const.co_name, first) for const, first, _ in starred}
+    new_consts = list(native.co_consts)
+    for index, const in enumerate(new_consts):
+        if type(const) is code_type:
+            key = (const.co_name, const.co_firstlineno)
+            if key in wanted:
+                wanted.discard(key)
+                if key not in made:
+                    return None
+                new_consts[index] = made[key]
+    if wanted:
+        return None  # a function not found where expected
+    return native.replace(co_consts=tuple(new_consts))
+
+
+def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,
+                  transform: "Any", prologue: bool = True) -> "Any":
+    """Code from the tree of ``part``: ``text`` with lines blanked or stubbed, ``except*``
+    blanked; None if its stars are not all there or it is not valid."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            # The native compile gave the module's warnings, once.
+            warnings.simplefilter("ignore")
+            tree = _builtin_compile(part, filename, "exec", flags | _PyCF_ONLY_AST, True)
+            if mark(tree, stars) != len(stars):
+                return None
+            check_tree(tree, stars, _filename_text(filename), text)
+            if not transform(tree, part, prologue):
+                return None
+            return _builtin_compile(tree, filename, "exec", flags, True, optimize)
+    except SyntaxError:
+        return None
+
+
+def _top_level_functions(native: "Any", source_lines: "List[str]") -> "List[Tuple[Any, int, int, int]]":
+    """(code, first line, first line of the body, last line) of each top-level ``def``
+    whose body starts on a line of its own; a function's lines run to the line
+    before the next module-level code, so trailing lines with no code of their
+    own (brackets, comments) go with it."""
+    from bisect import bisect_right
+
+    code_type = type(native)
+    module_lines = sorted(set(_lines(native)))
+    consts = native.co_consts
+    spans = sorted((const.co_firstlineno, index) for index, const in enumerate(consts)
+                   if type(const) is code_type)
+    functions = []
+    for at, (first, index) in enumerate(spans):
+        const = consts[index]
+        if not const.co_flags & _CO_NEWLOCALS or const.co_name.startswith("<"):
+            continue  # a class body (kept whole), a lambda or a comprehension
+        if first > len(source_lines) or source_lines[first - 1][:1] in (" ", "\t", "\f", "\n", "\r"):
+            continue  # not a top-level statement
+        own = _lines(const)
+        body = min(own) if own else first
+        last = _last_line(const)
+        if body <= first or body > len(source_lines):
+            continue  # the body starts on the header's first line
+        following = bisect_right(module_lines, last)
+        after = [line for line in (module_lines[following:following + 1]
+                                   + [span[0] for span in spans[at + 1:at + 2]]) if line > last]
+        end = min(after) - 1 if after else len(source_lines)
+        functions.append((const, first, body, end))
+    return functions
 
 
 def _lines(code: "Any") -> "List[int]":
