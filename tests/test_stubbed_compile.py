@@ -21,7 +21,7 @@ import os
 import sys
 import types
 import warnings
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -59,13 +59,20 @@ def _describe(code: Any) -> Any:
             code.co_kwonlyargcount, code.co_posonlyargcount, code.co_stacksize, code.co_filename)
 
 
-def _both(text: str, filename: str) -> tuple[Any, Any]:
+def _paths(text: str, filename: str, module: bool = False) -> tuple[Any, Any, Any]:
+    """The stubbed compile's code, the whole-tree path's and the native compile of the stars blanked."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        stubbed = _transform._compile_stubbed(text, filename, 0, -1, False)
+        ours = _transform._compile_stubbed(text, filename, 0, -1, module)
         tree = _transform.parse(text, filename, "exec")
         transform(tree)
         whole = compile(tree, filename, "exec", 0, True)
+        native = compile(text.replace("except*", "except "), filename, "exec", 0, True)
+    return ours, whole, native
+
+
+def _both(text: str, filename: str) -> tuple[Any, Any]:
+    stubbed, whole, _ = _paths(text, filename)
     return stubbed, whole
 
 
@@ -89,12 +96,16 @@ def test_global_in_a_function_keeps_the_module_code() -> None:
     assert "y" not in expected  # stored in the globals, as natively
 
 
-def test_standard_library_modules() -> None:
-    folder = os.path.dirname(os.__file__)
-    compared = 0
-    for path in sorted(glob.glob(os.path.join(folder, "*.py")))[:120]:
+def _standard_library() -> Iterator[tuple[str, str]]:
+    """The path and text, one ``except*`` added, of 120 of the standard library's modules."""
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py")))[:120]:
         with open(path, encoding="utf-8") as file:
-            text = file.read() + STAR
+            yield path, file.read() + STAR
+
+
+def test_standard_library_modules() -> None:
+    compared = 0
+    for path, text in _standard_library():
         stubbed, whole = _both(text, path)
         if stubbed is None:
             continue
@@ -116,14 +127,7 @@ def _functions(code: Any) -> dict[tuple[str, int], Any]:
 
 
 def _native_module_and_whole(text: str, filename: str) -> tuple[Any, Any, Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ours = _transform._compile_stubbed(text, filename, 0, -1, True)
-        tree = _transform.parse(text, filename, "exec")
-        transform(tree)
-        whole = compile(tree, filename, "exec", 0, True)
-        native = compile(text.replace("except*", "except "), filename, "exec", 0, True)
-    return ours, whole, native
+    return _paths(text, filename, module=True)
 
 
 def _assert_native_module(ours: Any, whole: Any, native: Any, where: str) -> None:
@@ -188,11 +192,8 @@ def test_what_needs_more_than_the_functions_takes_another_path(text: str) -> Non
 
 
 def test_standard_library_modules_keep_their_native_module_code() -> None:
-    folder = os.path.dirname(os.__file__)
     compared = 0
-    for path in sorted(glob.glob(os.path.join(folder, "*.py")))[:120]:
-        with open(path, encoding="utf-8") as file:
-            text = file.read() + STAR
+    for path, text in _standard_library():
         ours, whole, native = _native_module_and_whole(text, path)
         if ours is None:
             continue
