@@ -12,17 +12,11 @@ from __future__ import annotations
 import json
 import sys
 
-from support.processes import run_native, run_python
+from support.processes import COMPILE_STAR, run_native, run_python
 
 PROGRAM = r'''
 import json, os, sys
-if os.environ.get("EXCEPTSTAR_PURE") or sys.version_info < (3, 11):
-    import exceptstar
-    from exceptstar import BaseExceptionGroup, ExceptionGroup
-    compile_star = exceptstar.compile
-else:
-    compile_star = compile
-
+''' + COMPILE_STAR + r'''
 
 def deep(n, leaf):
     e = leaf
@@ -90,12 +84,7 @@ print(json.dumps(out))
 
 NEAR_THE_LIMIT = r'''
 import json, os, sys
-if os.environ.get("EXCEPTSTAR_PURE") or sys.version_info < (3, 11):
-    import exceptstar
-    from exceptstar import BaseExceptionGroup, ExceptionGroup
-    compile_star = exceptstar.compile
-else:
-    compile_star = compile
+''' + COMPILE_STAR + r'''
 SOURCE = """
 def naked():
     try:

@@ -12,15 +12,11 @@ from __future__ import annotations
 import json
 import sys
 
-from support.processes import run_native, run_python
+from support.processes import COMPILE_STAR, run_native, run_python
 
 PROGRAM = r'''
 import collections, json, os, sys
-if os.environ.get("EXCEPTSTAR_PURE") or sys.version_info < (3, 11):
-    import exceptstar
-    compile_star = exceptstar.compile
-else:
-    compile_star = compile
+''' + COMPILE_STAR + r'''
 SOURCE = """
 def f():
     try:
@@ -70,11 +66,7 @@ def test_the_first_handled_group_imports_ctypes_untraced() -> None:
 
 MODULE_LINES = r'''
 import json, os, sys
-if os.environ.get("EXCEPTSTAR_PURE") or sys.version_info < (3, 11):
-    import exceptstar
-    compile_star = exceptstar.compile
-else:
-    compile_star = compile
+''' + COMPILE_STAR + r'''
 # The module's first lines hold code that never runs: lines no tracer may see.
 SOURCE = """\
 \"\"\"doc\"\"\"

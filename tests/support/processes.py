@@ -24,6 +24,19 @@ TESTS = ROOT / "tests"
 # Where the running interpreter is 3.11+, exceptstar's own side runs pure.
 PURE_HERE = sys.version_info >= (3, 11)
 
+# Lines for a child program (``run_python``/``run_native``) that compiles
+# ``except*`` source with ``compile_star``: exceptstar's compile and classes
+# where they are needed (before 3.11, or pure), the built-ins elsewhere.
+COMPILE_STAR = """\
+import os, sys
+if os.environ.get("EXCEPTSTAR_PURE") or sys.version_info < (3, 11):
+    import exceptstar
+    from exceptstar import BaseExceptionGroup, ExceptionGroup
+    compile_star = exceptstar.compile
+else:
+    compile_star = compile
+"""
+
 
 def child_env(pure: bool) -> dict[str, str]:
     """This process's environment for a child: exceptstar from ``src``, pure only if asked."""
