@@ -176,13 +176,18 @@ def _shares(stats: Any) -> str:
     return "own time: " + ", ".join(parts)
 
 
-def main(build: Callable[[str], Rows]) -> None:
-    """Parse the protocol's arguments, build the side's rows, measure or profile them."""
+def arguments() -> argparse.Namespace:
+    """The protocol's arguments: ``--side S [--quick] [--profile ROW]``."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--side", choices=SIDES, required=True)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--profile", metavar="ROW")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main(build: Callable[[str], Rows]) -> None:
+    """Parse the protocol's arguments, build the side's rows, measure or profile them."""
+    args = arguments()
     rows = build(args.side)
     if args.profile:
         row = rows.get(args.profile)

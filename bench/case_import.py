@@ -9,7 +9,6 @@ built-in ones, which is what users of 3.11+ actually import.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -61,11 +60,7 @@ def measure(module: str, pure: bool | None, runs: int) -> Dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--side", choices=_timing.SIDES, required=True)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--profile", metavar="ROW")
-    args = parser.parse_args()
+    args = _timing.arguments()
     runs = 5 if args.quick else 7
     # Row -> (module, purity forced on the child or None to inherit the harness's).
     rows: Dict[str, Tuple[str, bool | None]]

@@ -41,6 +41,13 @@ if TYPE_CHECKING:
 BLOCKS = 200
 LINES = 5000
 
+# The second clause of each block; the one-clause module's block has none.
+SECOND_CLAUSE = '''\
+    except{star} TypeError:
+        total += 1
+        log.append(("type", {i}, total))
+'''
+
 BLOCK = '''\
 def handle_{i}(value, items):
     """Block {i}: validate, then handle failures by kind."""
@@ -54,9 +61,7 @@ def handle_{i}(value, items):
     except{star} ValueError as group:
         total -= len(group.exceptions)
         log.append(("value", {i}, total))
-    except{star} TypeError:
-        total += 1
-        log.append(("type", {i}, total))
+''' + SECOND_CLAUSE + '''\
     else:
         total += result
     finally:
@@ -68,30 +73,7 @@ def process_{i}(value):
 
 '''
 
-
-ONE_CLAUSE = '''\
-def handle_{i}(value, items):
-    """Block {i}: one clause."""
-    total = 0
-    for item in items:
-        total += item * {i}
-    try:
-        if value > {i}:
-            raise ValueError(value)
-        result = process_{i}(value)
-    except{star} ValueError as group:
-        total -= 1
-        log.append(("value", {i}, total))
-    else:
-        total += result
-    finally:
-        log.append(("done", {i}))
-    return total
-
-def process_{i}(value):
-    return value * 2 + {i}
-
-'''
+ONE_CLAUSE = BLOCK.replace(SECOND_CLAUSE, "")
 
 BIG_LINES = 10_000
 LOOKALIKES = [

@@ -20,7 +20,6 @@ by ``bench/run.py`` alternately.
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import json
 import os
@@ -134,11 +133,7 @@ if __name__ == "__main__":
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--side", choices=_timing.SIDES, required=True)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--profile", metavar="ROW")
-    args = parser.parse_args()
+    args = _timing.arguments()
     runs = 5 if args.quick else 7
     folder = tempfile.mkdtemp(prefix="exceptstar-bench-package-")
     atexit.register(shutil.rmtree, folder, True)
