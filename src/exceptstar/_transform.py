@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import ast
     import os
     from types import CodeType
-    from typing import Any, List, Literal, Tuple, Union
+    from typing import Any, Dict, List, Literal, Tuple, Union
 
     from _typeshed import ReadableBuffer
 
@@ -195,7 +195,7 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
         return None
     from bisect import bisect_left
 
-    from ._rewrite import TRIGGERS, transform
+    from ._rewrite import TRIGGERS
 
     source_lines = lines_of(rewritten)
     functions = _top_level_functions(native, source_lines)
@@ -206,7 +206,7 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
         return star < len(star_rows) and star_rows[star] <= end
 
     if native_module:
-        code = _native_module(native, text, source_lines, stars, star_rows,
+        code = _native_module(native, text, source_lines, stars,
                               [(const, first, end) for const, first, _, end in functions
                                if holds_star(first, end)], filename, flags, optimize)
         if code is not None or not stubbing_pays:
@@ -234,24 +234,13 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
         stubbed[(const.co_name, first)] = const
     if not stubbed:
         return None
-    stubbed_text = "".join(edited)
-    compiled = _compile_part(stubbed_text, text, stars, filename, flags, optimize, transform)
-    if compiled is None:
-        return None
-    new_consts = list(compiled.co_consts)
-    for index, const in enumerate(new_consts):
-        if type(const) is type(native):
-            replacement = stubbed.pop((const.co_name, const.co_firstlineno), None)
-            if replacement is not None:
-                new_consts[index] = replacement
-    if stubbed:
-        return None  # a stub not found where expected
-    return compiled.replace(co_consts=tuple(new_consts))
+    compiled = _compile_part("".join(edited), text, stars, filename, flags, optimize)
+    return None if compiled is None else _with_functions(compiled, stubbed)
 
 
 def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "Any",
-                   star_rows: "List[int]", starred: "List[Tuple[Any, int, int]]", filename: "Any",
-                   flags: int, optimize: int) -> "Any":
+                   starred: "List[Tuple[Any, int, int]]", filename: "Any", flags: int,
+                   optimize: int) -> "Any":
     """``native`` with the code of each top-level function that holds a star
     compiled from a tree of those functions alone; None when that cannot be
     the whole-tree path's code but for the prologue.
@@ -262,17 +251,11 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
     uses them (never here: such modules take the other paths).  Everything else
     it changes is inside the starred statements, so when they all sit in
     top-level functions, the module-level code and every other function can be
-    the native ones, however much of the module they are.
+    the native ones, however much of the module they are.  A star anywhere
+    else is blanked with the rest, and the tree then misses it.
     """
-    from bisect import bisect_right
+    from ._rewrite import TRIGGERS
 
-    from ._rewrite import TRIGGERS, transform
-
-    firsts = [first for _, first, _ in starred]
-    for row in star_rows:
-        at = bisect_right(firsts, row) - 1
-        if at < 0 or row > starred[at][2]:
-            return None  # a star at module level, in a class body, ...
     kept = [False] * len(source_lines)
     for _, first, end in starred:
         kept[first - 1:end] = [True] * (end - first + 1)
@@ -282,32 +265,33 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
     flags |= native.co_flags & _future_flags()
     part = "".join(line if keep else "\n" for line, keep in zip(source_lines, kept))
     # Only the functions' code is kept: no prologue.
-    compiled = _compile_part(part, text, stars, filename, flags, optimize, transform, False)
+    compiled = _compile_part(part, text, stars, filename, flags, optimize, prologue=False)
     if compiled is None:
         return None
-    code_type = type(native)
     made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
-            if type(const) is code_type}
-    wanted = {(const.co_name, first) for const, first, _ in starred}
-    new_consts = list(native.co_consts)
-    for index, const in enumerate(new_consts):
-        if type(const) is code_type:
-            key = (const.co_name, const.co_firstlineno)
-            if key in wanted:
-                wanted.discard(key)
-                if key not in made:
-                    return None
-                new_consts[index] = made[key]
-    if wanted:
-        return None  # a function not found where expected
-    return native.replace(co_consts=tuple(new_consts))
+            if type(const) is type(native)}
+    wanted = [(const.co_name, first) for const, first, _ in starred]
+    if not all(key in made for key in wanted):
+        return None
+    return _with_functions(native, {key: made[key] for key in wanted})
+
+
+def _with_functions(code: "Any", functions: "Dict[Tuple[str, int], Any]") -> "Any":
+    """``code`` with each function code object among its constants replaced by the one
+    of ``functions`` with its name and first line; None unless every one was used."""
+    left = dict(functions)
+    consts = tuple(left.pop((const.co_name, const.co_firstlineno), const) if type(const) is type(code)
+                   else const for const in code.co_consts)
+    return None if left else code.replace(co_consts=consts)
 
 
 def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,
-                  transform: "Any", prologue: bool = True) -> "Any":
+                  prologue: bool = True) -> "Any":
     """Code from the tree of ``part``: ``text`` with lines blanked or stubbed, ``except*``
     blanked; None if its stars are not all there or it is not valid."""
     import warnings
+
+    from ._rewrite import transform
 
     try:
         with warnings.catch_warnings():
