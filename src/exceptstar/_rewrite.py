@@ -72,7 +72,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, List, Optional
+    from typing import Any, Dict, List, Optional, Tuple
 
 
 _GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
@@ -112,14 +112,10 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
     if not isinstance(body, list) or not rewriter.block(body):
         return False
     if not prologue:
-        if rewriter.rewrite_notes and (source is None or not source.isascii() or "add_note" in source):
+        if rewriter.rewrite_notes and _may_name(source, ("add_note",)):
             rewriter.expressions(tree)
         return True
-    if source is None or not source.isascii() or any(trigger in source for trigger in TRIGGERS):
-        # (Beyond ASCII, a name may be spelt otherwise: Python reads identifiers NFKC-normalised.)
-        uses_group_names = rewriter.expressions(tree)
-    else:
-        uses_group_names = False
+    uses_group_names = _may_name(source, TRIGGERS) and rewriter.expressions(tree)
     if body and uses_group_names:
         # The names go into the module's globals, not in place of each use, so
         # that Python's own scoping decides: a local, a parameter or a module-level
@@ -143,6 +139,15 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
         _position_all(find_runtime, _keyword_position(body[first] if first < len(body) else body[-1]))
         body[first:first] = find_runtime
     return True
+
+
+def _may_name(source: "Optional[str]", words: "Tuple[str, ...]") -> bool:
+    """Whether ``source`` (None: not known) may name one of ``words``.
+
+    Beyond ASCII a name may be spelt otherwise: Python reads identifiers
+    NFKC-normalised (fullwidth letters, say).
+    """
+    return source is None or not source.isascii() or any(word in source for word in words)
 
 
 def _is_prologue(node: "Any", index: int) -> bool:
