@@ -49,7 +49,7 @@ def build(side: str) -> Rows:
     group = build_group(eg_type)
     formatter: Callable[[BaseException], Any]
     if side == "exceptstar":
-        reason = _timing.missing_api("_formatting", "format_exception")
+        reason = _timing.missing_api("_printing.formatting", "format_exception")
         if reason:
             return {"format": reason}
         formatter = _timing.api("format_exception")

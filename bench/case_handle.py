@@ -102,7 +102,7 @@ def build(side: str) -> Rows:
     group = eg_type("three", [ValueError(1), TypeError(2), ValueError(3)])
     rows: Rows = {}
     if side == "exceptstar":
-        reason = _timing.missing_api("_transform", "compile")
+        reason = _timing.missing_api("_compiler.transform", "compile")
         for key, source, exc in (("except_star_naked", STAR_NAKED, naked),
                                  ("except_star_group", STAR_GROUP, group)):
             rows[key] = reason or make_loop(source, _timing.api("compile"), None, exc)

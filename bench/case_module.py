@@ -17,7 +17,7 @@ import hook and ``run`` have it (the timing protocol turns it off):
 one-clause module with ``except*`` also in a comment and in a string (the
 tokenizer fallback's trigger), each against the built-in ``compile`` of the
 plain twin (the same source with ``except*`` on 3.11+).  ``scan`` is the
-tokenizer-level scan (``_source.Scan``, what ``python -m exceptstar check``
+tokenizer-level scan (``_compiler.source.Scan``, what ``python -m exceptstar check``
 runs) of the 500-clause module, against ``tokenize`` alone over the same text:
 a linear scan costs a constant factor over the tokenizer.
 """
@@ -161,7 +161,7 @@ def build(side: str) -> Rows:
 
     rows: Rows = {}
     if side == "exceptstar":
-        reason = _timing.missing_api("_transform", "compile")
+        reason = _timing.missing_api("_compiler.transform", "compile")
         if reason:
             rows["transform"] = reason
         else:
@@ -169,13 +169,13 @@ def build(side: str) -> Rows:
             compiler = _timing.api("compile")
             for row, source in big_sources(star=True).items():
                 rows[row] = gc_on(compile_loop(compiler, source, star_path))
-        from exceptstar import _source
+        from exceptstar._compiler.source import Scan
 
         text = big_source(500, star=True)
-        scan = _source.Scan(text)
+        scan = Scan(text)
         assert len(scan.stars) == 500, len(scan.stars)
-        rows["scan"] = scan_loop(_source.Scan, text)
-        reason = _timing.missing_api("_hook", "install")
+        rows["scan"] = scan_loop(Scan, text)
+        reason = _timing.missing_api("_compiler.hook", "install")
         if reason:
             rows["cached_import"] = rows["cached_import_hooked_plain"] = reason
         else:

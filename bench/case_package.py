@@ -161,7 +161,7 @@ import cProfile, io, pstats, sys
 sys.path.insert(0, {folder!r})
 sys.argv = {argv!r}
 import exceptstar
-from exceptstar import _cli
+from exceptstar._commands import cli
 exceptstar.install()
 profiler = cProfile.Profile()
 profiler.enable()
@@ -178,7 +178,7 @@ def profile(row: str, folder: str, name: str, script: str) -> str:
     if row == "first_import":
         statement, argv = f"import {name}.all", ["-c"]
     else:
-        statement, argv = f"_cli.main(['run', {script!r}])", [script]
+        statement, argv = f"cli.main(['run', {script!r}])", [script]
     code = PROFILE_CHILD.format(folder=folder, argv=argv, statement=statement)
     proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True,
                           env=child_env(), cwd=folder)

@@ -490,7 +490,7 @@ The spread column is half the interquartile range of each side's timings
 
 - **Transform + compile** (3.10, a 10,000-line module, 1x = plain `compile()`):
   parsing to a tree costs 1x, compiling the tree 0.6-1.2x, the rewrite
-  (`_rewrite.transform`, which visits every node in Python) 2x with one
+  (`_compiler.rewrite.transform`, which visits every node in Python) 2x with one
   `except*` and 5x with 500; marking the starred handlers was a whole-tree walk
   (1x) and the garbage collector, set off over and over by the node objects,
   added 2-4x. Now: the collector is paused while the trees live (restored in a
@@ -633,14 +633,14 @@ WHY: Dict[str, str] = {
     "first_import": (
         "80 of each module's 100 lines are module-level statements. For imports the "
         "module-level code is now the native compile's and only the starred function (15 "
-        "lines) goes through a tree (`_transform._native_module`): per module one native "
+        "lines) goes through a tree (`_compiler.transform._native_module`): per module one native "
         "compile (1x), the scan, and the starred function's parse, rewrite and compile "
         "(0.5-0.7x: its two clauses become about 100 generated nodes), then the hook's loader. "
         "What is left above 1.5x is that tree and the per-clause scaffolding; what it would "
         "take: the source-level rewrite described for the 500-clause module."
     ),
     "run_script": (
-        "start-up of `python -m exceptstar` (importing exceptstar, the hook, `_cli`) and "
+        "start-up of `python -m exceptstar` (importing exceptstar, the hook, `_commands.cli`) and "
         "unmarshalling the cached code, against `python` compiling the plain script."
     ),
     "format": "the walk over the group and its tracebacks is Python code (see the profile).",

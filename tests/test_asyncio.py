@@ -42,8 +42,8 @@ def run(main: Callable[[], Awaitable[T]], loop_factory: Callable[[], asyncio.Abs
 
 def test_names() -> None:
     if OURS:
-        assert ea.TaskGroup.__module__ == "exceptstar._asyncio_taskgroup"
-        assert ea.Timeout.__module__ == "exceptstar._asyncio_timeout"
+        assert ea.TaskGroup.__module__ == "exceptstar.asyncio._taskgroup"
+        assert ea.Timeout.__module__ == "exceptstar.asyncio._timeout"
     else:
         assert ea.TaskGroup is asyncio.TaskGroup  # type: ignore[attr-defined]
         assert (ea.timeout, ea.timeout_at, ea.Timeout) == (

@@ -52,15 +52,15 @@ EXCLUDED = {
 RUNNER = r"""
 import builtins, io, json, sys, traceback, unittest
 import exceptstar
-from exceptstar import _formatting
+from exceptstar._printing import formatting
 
 assert exceptstar.PURE
-assert _formatting.TracebackException.__module__ == "exceptstar._pure_traceback"
+assert formatting.TracebackException.__module__ == "exceptstar._printing.pure_traceback"
 builtins.BaseExceptionGroup = exceptstar.BaseExceptionGroup
 builtins.ExceptionGroup = exceptstar.ExceptionGroup
 for name in ("TracebackException", "format_exception", "format_exception_only",
              "print_exception", "print_exc", "format_exc"):
-    setattr(traceback, name, getattr(_formatting, name))
+    setattr(traceback, name, getattr(formatting, name))
 
 from test import test_traceback
 

@@ -1,6 +1,6 @@
 """The engine's own promises, beyond matching native ``except*`` (test_engine_differential).
 
-Written in the shape transformed code has: no reference cycles are left
+Run through code that the shipped transformation compiles: no reference cycles are left
 behind, a finished ``Star`` holds nothing, the handled exception is per thread
 and per generator, the reference counts the C calls touch stay balanced, and
 groups of every family (exceptstar's, built-in, backport) are recognised.
@@ -16,39 +16,41 @@ import pytest
 from support.cycles import assert_leaves_no_cycles
 
 from exceptstar import BaseExceptionGroup, ExceptionGroup, _classes
+from exceptstar._compiler.transform import compile_source
 from exceptstar._engine import Star
 
-
-def statement(body: Callable[[], None], end: str, log: List[Any] | None = None) -> None:
-    """``try: body() / except* ValueError as e: <end> / except* TypeError: pass``, as transformed."""
+# Compiled by the transformation that ships (the import hook's and exceptstar.compile's):
+# on 3.11+ too, where compile_source still rewrites the native tree onto the engine.
+STATEMENT = """
+def statement(body, end, log=None):
     try:
         body()
-    except BaseException as __es_caught_1__:
-        __es_star_1__ = Star(__es_caught_1__)
-        __es_part_1__ = None
-        try:
-            __es_part_1__ = __es_star_1__.match(ValueError)
-            if __es_part_1__ is not None:
-                e = __es_part_1__
-                try:
-                    if log is not None:
-                        log.append(sys.exc_info()[1] is e)
-                    if end == "reraise":
-                        raise
-                    if end == "new":
-                        raise KeyError("new")
-                    if end == "from":
-                        raise KeyError("new") from e
-                except BaseException as __es_raised_1__:
-                    __es_star_1__.raised(__es_raised_1__)
-                finally:
-                    e = None
-                    del e
-            __es_part_1__ = __es_star_1__.match(TypeError)
-            if __es_star_1__.finish() is not None:
-                raise
-        finally:
-            del __es_star_1__, __es_part_1__
+    except* ValueError as e:
+        if log is not None:
+            log.append(sys.exc_info()[1] is e)
+        if end == "reraise":
+            raise
+        if end == "new":
+            raise KeyError("new")
+        if end == "from":
+            raise KeyError("new") from e
+    except* TypeError:
+        pass
+"""
+
+
+def _compiled_statement() -> Callable[..., None]:
+    code, transformed = compile_source(STATEMENT, "<engine test>", "exec")
+    assert transformed
+    namespace: dict[str, Any] = {"sys": sys}
+    exec(code, namespace)
+    function: Callable[..., None] = namespace["statement"]
+    # The engine runs it: the clauses became calls of __exceptstar__.Star.
+    assert "__exceptstar__" in function.__code__.co_names
+    return function
+
+
+statement = _compiled_statement()
 
 
 def naked() -> None:

@@ -62,6 +62,34 @@ SNIPPETS = {
                 self.flag = flag
         eg = EG('m', [ValueError()], 42, flag=True)
         result = (eg.args, eg.flag, type(eg).__name__, repr(eg), str(eg))""",
+    "init_is_the_group_types_own": """
+        result = (BaseExceptionGroup.__init__ is ExceptionGroup.__init__,
+                  BaseExceptionGroup.__init__ is BaseException.__init__,
+                  '__init__' in vars(BaseExceptionGroup), '__init__' in vars(ExceptionGroup),
+                  BaseExceptionGroup.__init__.__doc__)""",
+    "init_never_reaches_a_mixin": """
+        calls = []
+        class Mixin:
+            def __init__(self, *args, **kwargs): calls.append(args)
+        class G(ExceptionGroup, Mixin): pass
+        class H(Mixin, ExceptionGroup): pass
+        g = G('m', [ValueError(1)]); h = H('m', [ValueError(2)])
+        result = (calls, g.args, repr(g), type(h).__name__)""",
+    "init_called_again_and_unbound": """
+        import traceback
+        out = []
+        eg = ExceptionGroup('m', [ValueError()])
+        eg.__init__('a', 'b', 'c'); out.append((eg.args, eg.message, eg.exceptions))
+        eg.__init__(); out.append(eg.args)
+        for obj, kwargs in ((eg, {'x': 1}), (ValueError(), {}), (BaseExceptionGroup('b', [KeyboardInterrupt()]), {})):
+            try:
+                BaseExceptionGroup.__init__(obj, 'x', **kwargs); out.append(obj.args)
+            except TypeError as e:
+                out.append((str(e), len(traceback.extract_tb(e.__traceback__))))
+        class Sub(ExceptionGroup): pass
+        try: Sub('m', [ValueError()], flag=1)
+        except TypeError as e: out.append((str(e), len(traceback.extract_tb(e.__traceback__))))
+        result = out""",
     "subclass_without_super_init": """
         class EG(ExceptionGroup):
             def __init__(self, *args): pass

@@ -113,7 +113,7 @@ def test_cache_beside_the_normal_pyc_and_rebuilt_on_change(tmp_path: Path) -> No
     # A second import comes from the cache: the transformation is not even imported
     # (_transform is, for its run-time half, but parse() must not run).
     cached = textwrap.dedent("""
-        import exceptstar, exceptstar._transform as t
+        import exceptstar, exceptstar._compiler.transform as t
         def refuse(*args, **kwargs):
             raise AssertionError("compiled again")
         t.parse = t.compile_source = refuse

@@ -227,8 +227,8 @@ def test_import_is_lazy(tmp_path: Path) -> None:
     proc = run(sys.executable, program)
     assert proc.returncode == 0, proc.stderr
     loaded, patched = proc.stdout.splitlines()
-    assert "traceback" not in loaded.split() and "exceptstar._formatting" not in loaded.split()
-    assert patched == "exceptstar._pure_traceback"
+    assert "traceback" not in loaded.split() and "exceptstar._printing.formatting" not in loaded.split()
+    assert patched == "exceptstar._printing.pure_traceback"
 
 
 def test_formatter_imported_before_traceback(tmp_path: Path) -> None:

@@ -190,7 +190,8 @@ def test_long_chains() -> None:
 def test_hooks_never_raise() -> None:
     code = textwrap.dedent('''
         import sys, threading, types
-        from exceptstar import ExceptionGroup, _formatting
+        from exceptstar import ExceptionGroup
+        from exceptstar._printing import formatting
 
         class Hostile(Exception):
             def __str__(self):
@@ -227,7 +228,7 @@ def test_hooks_never_raise() -> None:
         InDel()
         unraisable(BadRepr())
         run(fail)
-        _formatting.TracebackException.format = broken
+        formatting.TracebackException.format = broken
         InDel()
         run(fail)
         sys.excepthook(ExceptionGroup, ExceptionGroup("hook", [Hostile()]), None)

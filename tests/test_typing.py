@@ -1,4 +1,4 @@
-"""The public API's types, as users' type checkers see them (tests/typing_cases/uses.py).
+"""The public API's types, as users' type checkers see them (each file of tests/typing_cases).
 
 mypy --strict (with --warn-unreachable) and pyright (basedpyright, which runs
 offline) check the realistic uses at 3.8, 3.10 and 3.13 targets.  The file pins
@@ -24,20 +24,20 @@ from pathlib import Path
 import pytest
 from support.linters import tool
 
-CASES = Path(__file__).resolve().parent / "typing_cases" / "uses.py"
+# One file per area of the API (uses.py: the core); every file is checked at every target.
+CASES = sorted((Path(__file__).resolve().parent / "typing_cases").glob("*.py"))
 TARGETS = ["3.8", "3.10", "3.13"]
 
 
-
-
+@pytest.mark.parametrize("case", CASES, ids=lambda path: path.stem)
 @pytest.mark.parametrize("target", TARGETS)
-def test_mypy_strict(target: str, tmp_path: Path) -> None:
+def test_mypy_strict(target: str, case: Path, tmp_path: Path) -> None:
     if tuple(map(int, target.split("."))) > sys.version_info[:2]:
         pytest.skip(f"{target} targets are checked by the mypy of a newer interpreter")
     # Run from an empty folder: the project's own [tool.mypy] must not apply.
     proc = subprocess.run(
         [tool("mypy"), "--strict", "--warn-unreachable", "--python-version", target,
-         "--python-executable", sys.executable, "--cache-dir", str(tmp_path / "cache"), str(CASES)],
+         "--python-executable", sys.executable, "--cache-dir", str(tmp_path / "cache"), str(case)],
         cwd=tmp_path, capture_output=True, text=True,
     )
     if f"Python {target} is not supported" in proc.stderr:
@@ -45,8 +45,9 @@ def test_mypy_strict(target: str, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize("case", CASES, ids=lambda path: path.stem)
 @pytest.mark.parametrize("target", TARGETS)
-def test_pyright_strict(target: str, tmp_path: Path) -> None:
+def test_pyright_strict(target: str, case: Path, tmp_path: Path) -> None:
     # Only pyright's own ignore comments count, so that each expected error is
     # checked by both tools; an unnecessary one is an error.
     config = {
@@ -56,9 +57,9 @@ def test_pyright_strict(target: str, tmp_path: Path) -> None:
         "reportUnnecessaryTypeIgnoreComment": "error",
     }
     (tmp_path / "pyrightconfig.json").write_text(json.dumps(config))
-    shutil.copy(CASES, tmp_path / "uses.py")
+    shutil.copy(case, tmp_path / case.name)
     proc = subprocess.run(
-        [tool("basedpyright"), "--pythonpath", sys.executable, "uses.py"],
+        [tool("basedpyright"), "--pythonpath", sys.executable, case.name],
         cwd=tmp_path, capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,4 +1,4 @@
-"""``_unparse.unparse``: the text ``show`` prints on 3.8, which has no ``ast.unparse``.
+"""``_compiler.unparse.unparse``: the text ``show`` prints on 3.8, which has no ``ast.unparse``.
 
 Every file of the running interpreter's standard library must parse back into
 the same tree (3.8's trees and 3.9's), and on 3.9 the text must be exactly
@@ -17,12 +17,12 @@ import warnings
 
 import pytest
 
-from exceptstar import _rewrite, _transform
-from exceptstar._unparse import unparse
+from exceptstar._compiler import rewrite, transform
+from exceptstar._compiler.unparse import unparse
 
 pytestmark = pytest.mark.skipif(
     sys.version_info >= (3, 10),
-    reason="3.10+: show uses ast.unparse; _unparse is what it uses on 3.8 (and is compared with ast.unparse on 3.9)")
+    reason="3.10+: show uses ast.unparse; our unparse is what it uses on 3.8 (and is compared with ast.unparse on 3.9)")
 
 ON_39 = sys.version_info[:2] == (3, 9)
 
@@ -233,8 +233,8 @@ class Jobs:
 
 
 def test_transformed_module_round_trips() -> None:
-    tree = _transform.parse(EXCEPT_STAR, "<jobs>")
-    _rewrite.transform(tree)
+    tree = transform.parse(EXCEPT_STAR, "<jobs>")
+    rewrite.transform(tree)
     # The rewrite's nodes leave out the fields they have no use for; the
     # parser fills them with None.
     for node in ast.walk(tree):

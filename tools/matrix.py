@@ -43,6 +43,9 @@ VENVS = Path(os.environ.get("EXCEPTSTAR_VENVS") or ROOT / ".venvs").resolve()
 # is for 3.8-3.10); a new kind of environment is a new extra named here.
 EXTRAS = ["test"]
 LINT_EXTRAS = ["lint"]
+# Heavy third parties (Sphinx, PyInstaller): one interpreter with a pure except* (3.10) and
+# the native reference it is compared with (3.13).
+HEAVY_EXTRAS = {(3, 10): ["heavy"], (3, 13): ["heavy"]}
 # Environments that tests run by path rather than through native_python(): test_print_paths.py
 # compares with .venvs/py313, which has the exceptiongroup backport installed.
 NAMED_BY_TESTS = [(3, 13)]
@@ -115,7 +118,7 @@ def ensure_venv(version: Version, exe: str, lint: bool, progress: Progress) -> P
     venv = VENVS / f"py{version[0]}{version[1]}"
     python = venv / "bin" / "python"
     stamp_file = venv / ".exceptstar-stamp"
-    extras = EXTRAS + (LINT_EXTRAS if lint else [])
+    extras = EXTRAS + (LINT_EXTRAS if lint else []) + HEAVY_EXTRAS.get(version, [])
     # Extras past "test" are named in the stamp ("+lint", as before), so adding one rebuilds.
     stamp = requirements_stamp(version) + "".join(f"+{extra}" for extra in extras[1:])
     if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:

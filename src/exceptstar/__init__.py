@@ -7,19 +7,23 @@ module ``__getattr__`` below, so that ``import exceptstar`` stays cheap.
 
 import sys
 
-from ._classes import PURE, BaseExceptionGroup, ExceptionGroup
-from ._notes import add_note
-from ._version import __version__
+from exceptstar._classes import PURE, BaseExceptionGroup, ExceptionGroup
+from exceptstar._notes import add_note
+from exceptstar._version import __version__
 
 if sys.version_info < (3, 11):
-    # Groups and notes in every printed traceback; lazy, see _patches.
-    from . import _backport, _patches
+    # Groups and notes in every printed traceback; lazy, see patches.
+    from exceptstar import _watch
+    from exceptstar._integrations import backport
+    from exceptstar._printing import patches
 
-    _patches.activate()
-    # Our groups are the backport's (anyio's, Trio's, pytest's); lazy, see _backport.
-    _backport.activate()
+    patches.activate()
+    # Our groups are the backport's (anyio's, Trio's, pytest's); lazy, see backport.
+    backport.activate()
+    # Libraries that show groups only on 3.11+ (rich, structlog, ...), when they are imported.
+    _watch.activate(_watch.ON_IMPORT)
     # The classes are found where they say they live: see _py311.
-    from . import _py311
+    from exceptstar import _py311
 
     _py311.provide_classes()
 
@@ -29,8 +33,11 @@ if sys.version_info < (3, 11):
 # unimported.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from ._catch import catch, suppress
-    from ._formatting import (
+    from exceptstar._catch import catch, suppress
+    from exceptstar._compiler.hook import install, uninstall
+    from exceptstar._compiler.transform import compile
+    from exceptstar._integrations.ipython import load_ipython_extension, unload_ipython_extension
+    from exceptstar._printing.formatting import (
         TracebackException,
         format_exc,
         format_exception,
@@ -38,25 +45,22 @@ if TYPE_CHECKING:  # pragma: no cover
         print_exc,
         print_exception,
     )
-    from ._hook import install, uninstall
-    from ._ipython import load_ipython_extension, unload_ipython_extension
-    from ._transform import compile
 
 # Public name -> private module that defines it, imported on first access.
 _LAZY = {
     "catch": "._catch",
     "suppress": "._catch",
-    "compile": "._transform",
-    "install": "._hook",
-    "uninstall": "._hook",
-    "load_ipython_extension": "._ipython",  # %load_ext exceptstar
-    "unload_ipython_extension": "._ipython",
-    "TracebackException": "._formatting",
-    "format_exception": "._formatting",
-    "format_exception_only": "._formatting",
-    "format_exc": "._formatting",
-    "print_exception": "._formatting",
-    "print_exc": "._formatting",
+    "compile": "._compiler.transform",
+    "install": "._compiler.hook",
+    "uninstall": "._compiler.hook",
+    "load_ipython_extension": "._integrations.ipython",  # %load_ext exceptstar
+    "unload_ipython_extension": "._integrations.ipython",
+    "TracebackException": "._printing.formatting",
+    "format_exception": "._printing.formatting",
+    "format_exception_only": "._printing.formatting",
+    "format_exc": "._printing.formatting",
+    "print_exception": "._printing.formatting",
+    "print_exc": "._printing.formatting",
 }
 
 

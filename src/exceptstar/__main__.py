@@ -1,8 +1,8 @@
-"""``python -m exceptstar``: see ``_cli``."""
+"""``python -m exceptstar``: see ``_commands.cli``."""
 
 import sys
 
-from ._cli import main
+from exceptstar._commands.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -7,9 +7,9 @@ backport's) and split them the same way.  What they raise leaves their
 so no frame of exceptstar ends up in a traceback.
 """
 
-from . import _frames, _handled
-from ._classes import group_classes
-from ._engine import Star, invalid_types_message
+from exceptstar import _frames, _handled
+from exceptstar._classes import group_classes
+from exceptstar._engine import Star, invalid_types_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     _Types = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
     _Key = Union[Type[BaseException], Iterable[Type[BaseException]]]
-    from ._classes import BaseExceptionGroup, ExceptionGroup
+    from exceptstar._classes import BaseExceptionGroup, ExceptionGroup
 
     # A handler is called with the matched part, always a group: one annotated
     # for either group class (of any members) is accepted, one for a plain

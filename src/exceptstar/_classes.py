@@ -25,16 +25,16 @@ TYPE_CHECKING = False
 if sys.version_info < (3, 11):
     if TYPE_CHECKING:  # pragma: no cover
         # For type checkers the classes are generic, typed as the built-ins are.
-        from ._group_types import BaseExceptionGroup, ExceptionGroup
+        from exceptstar._group_types import BaseExceptionGroup, ExceptionGroup
     else:
-        from ._groups import BaseExceptionGroup, ExceptionGroup
+        from exceptstar._groups import BaseExceptionGroup, ExceptionGroup
 elif TYPE_CHECKING or not PURE:
     import builtins
 
     BaseExceptionGroup = builtins.BaseExceptionGroup
     ExceptionGroup = builtins.ExceptionGroup
 else:
-    from ._groups import BaseExceptionGroup, ExceptionGroup  # type: ignore[assignment]
+    from exceptstar._groups import BaseExceptionGroup, ExceptionGroup  # type: ignore[assignment]
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import List, Tuple
@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def _backport_class() -> object:
     """The class that the ``exceptiongroup`` backport defined, once it has been imported.
 
-    Taken from the module that defines it: on 3.8-3.10 ``_backport`` rebinds
+    Taken from the module that defines it: on 3.8-3.10 ``_integrations.backport`` rebinds
     the backport's public names to our classes, and the groups it created
     before that are still groups.  (On 3.11+ that module is not imported and
     the backport's names are the built-ins.)

@@ -17,9 +17,9 @@ an exception arriving in the middle (``interrupted``) loses nothing.
 import builtins
 import sys
 
-from . import _classes, _frames, _groups, _handled
-from ._groups import MAX_DEPTH, SPLIT_TOO_DEEP, subset
-from ._rules import real_issubclass
+from exceptstar import _classes, _frames, _groups, _handled
+from exceptstar._groups import MAX_DEPTH, SPLIT_TOO_DEEP, subset
+from exceptstar._rules import real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
 if _classes.PURE:
-    from ._groups import _build_valid
+    from exceptstar._groups import _build_valid
 
     def _wrap(exc: BaseException) -> BaseException:
         """``BaseExceptionGroup('', (exc,))``, skipping the checks a caught exception passes."""

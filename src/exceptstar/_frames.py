@@ -13,13 +13,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
     from typing import Optional
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# Every wing's modules too: the package's folder and those below it.
+_PACKAGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
 
 
 def is_own(tb: "TracebackType") -> bool:
     """Whether the entry's frame runs a module of this package (not a user program it executes)."""
     filename = tb.tb_frame.f_code.co_filename
-    return filename.endswith(".py") and os.path.dirname(filename) == _PACKAGE_DIR
+    return filename.endswith(".py") and filename.startswith(_PACKAGE_DIR)
 
 
 def without_own(tb: "Optional[TracebackType]") -> "Optional[TracebackType]":

@@ -14,19 +14,21 @@ checks run once per distinct member *type*, not once per member.
 import sys
 from itertools import compress, repeat
 
-from . import _frames, _handled
-from ._notes import add_note_default
-from ._rules import MISSING, is_exception_class, is_sequence, real_issubclass
+from exceptstar import _frames, _handled
+from exceptstar._conditions import TypeMatcher, matcher_of
+from exceptstar._notes import add_note_default
+from exceptstar._rules import MISSING, is_sequence, real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
+    from typing import Any, Callable, Iterator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
+
+    from exceptstar._conditions import Matcher
 
     _Self = TypeVar("_Self", bound="BaseExceptionGroup")
     _Condition = Union[
         Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]
     ]
-    _Matcher = Callable[[BaseException], bool]
     # A group being split: it, its members not yet seen, its matching and rest parts, the matching member types.
     _Walk = Tuple["BaseExceptionGroup", Iterator[BaseException], List[BaseException], List[BaseException],
                   Optional[Set[type]]]
@@ -57,6 +59,9 @@ if sys.version_info >= (3, 9):
     _class_getitem = type(list[int])  # types.GenericAlias, without importing types
 
 
+_base_init = BaseException.__init__
+
+
 class BaseExceptionGroup(BaseException):
     """A combination of multiple unrelated exceptions."""
 
@@ -72,12 +77,26 @@ class BaseExceptionGroup(BaseException):
     _member_types: "Optional[Set[type]]"
     _excs_repr: "Optional[str]"
 
-    # The built-in class has an __init__ of its own (BaseExceptionGroup_init:
-    # no keywords, then BaseException's), so in ``class G(ExceptionGroup, Other)``
-    # Other.__init__ is never reached.  BaseException's slot wrapper itself, so
-    # that construction stays a C call.
-    if not TYPE_CHECKING:
-        __init__ = BaseException.__init__
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        """Initialize self.  See help(type(self)) for accurate signature."""
+        # BaseExceptionGroup_init: no keywords, then BaseException's __init__ called
+        # directly, so that in ``class G(ExceptionGroup, Other)`` Other.__init__ is
+        # never reached.  A function of the class's own, as the built-in has one:
+        # ``BaseExceptionGroup.__init__ is not BaseException.__init__``.
+        if kwargs or not isinstance(self, BaseExceptionGroup):
+            try:
+                if kwargs:
+                    raise TypeError(f"{type(self).__name__}() takes no keyword arguments")
+                # What the slot wrapper says when called unbound on another object.
+                raise TypeError(f"descriptor '__init__' requires a 'BaseExceptionGroup' object but received a "
+                                f"'{type(self).__name__}'")
+            except TypeError as error:
+                # As in __new__: no frame of ours, as C shows none.
+                _frames.strip(error)
+                if sys.version_info < (3, 11):
+                    _handled.set_handled(error)
+                raise
+        _base_init(self, *args)
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
         try:
@@ -151,8 +170,8 @@ class BaseExceptionGroup(BaseException):
                 _handled.set_handled(error)
             raise
 
-        # BaseException's own __init__ then rejects keywords with "X() takes no
-        # keyword arguments", exactly as BaseExceptionGroup_init does.
+        # __init__ then rejects keywords with "X() takes no keyword arguments",
+        # exactly as BaseExceptionGroup_init does.
         self: _Self = BaseException.__new__(cls, message, exceptions)
         self._message = message
         self._exceptions = excs
@@ -224,13 +243,13 @@ class BaseExceptionGroup(BaseException):
     def split(
         self, condition: "_Condition"
     ) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
-        matcher = _matcher(condition)
+        matcher = matcher_of(condition)
         if matcher(self):
             return self, None
         return _split(self, matcher, True)
 
     def subgroup(self, condition: "_Condition") -> "Optional[BaseExceptionGroup]":
-        matcher = _matcher(condition)
+        matcher = matcher_of(condition)
         if matcher(self):
             return self
         return _split(self, matcher, False)[0]
@@ -245,59 +264,10 @@ _OWN_CLASSES = (BaseExceptionGroup, ExceptionGroup)
 
 def _rebuild(name: str, args: "Tuple[Any, ...]") -> BaseException:
     """Unpickle one of the two base classes, as whatever this process uses for them."""
-    from . import _classes
+    from exceptstar import _classes
 
     cls = _classes.ExceptionGroup if name == "ExceptionGroup" else _classes.BaseExceptionGroup
     return cls(*args)
-
-
-_ERROR_CONDITION = "expected an exception type, a tuple of exception types, or a callable (other than a class)"
-
-
-def _matcher(condition: object) -> "_Matcher":
-    """Turn a split condition into a test of one node (get_matcher_type in CPython)."""
-    if callable(condition) and not real_issubclass(type, type(condition)):
-        return lambda exc: bool(condition(exc))
-    if is_exception_class(condition):
-        types: Tuple[type, ...] = (condition,)  # type: ignore[assignment]
-    elif type(condition) is tuple and all(map(is_exception_class, condition)):
-        types = condition
-    else:
-        raise TypeError(_ERROR_CONDITION)
-    # A matcher per call: remembering answers across splits would hold classes
-    # alive and go stale if a class's __bases__ were reassigned.
-    return _TypeMatcher(types)
-
-
-class _TypeMatcher:
-    """Matches by the real type, remembering the answer per type (there are few)."""
-
-    __slots__ = ("cache", "types")
-
-    def __init__(self, types: "Tuple[type, ...]") -> None:
-        self.types = types
-        self.cache: Dict[type, bool] = {}
-
-    def __call__(self, exc: BaseException) -> bool:
-        return self.type_matches(type(exc))
-
-    def type_matches(self, exc_type: type) -> bool:
-        matched = self.cache.get(exc_type)
-        if matched is None:
-            matched = False
-            for t in self.types:
-                if real_issubclass(t, exc_type):
-                    matched = True
-                    break
-            self.cache[exc_type] = matched
-        return matched
-
-    def matching_types(self, member_types: "Set[type]") -> "Set[type]":
-        matching = set()
-        for t in member_types:  # a loop: no comprehension frame on this hot path
-            if self.type_matches(t):
-                matching.add(t)
-        return matching
 
 
 # C splits recursively, within 3.13's C recursion limit (10,000 calls, of
@@ -310,7 +280,7 @@ SPLIT_TOO_DEEP = "maximum recursion depth exceeded in exceptiongroup_split_recur
 
 
 def _split(
-    group: BaseExceptionGroup, matcher: "_Matcher", construct_rest: bool
+    group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool
 ) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
     """exceptiongroup_split_recursive below the top node, which the caller has tested.
 
@@ -344,14 +314,14 @@ def _split(
 
 
 def _split_open(
-    group: BaseExceptionGroup, matcher: "_Matcher", construct_rest: bool, stack: "List[_Walk]"
+    group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool, stack: "List[_Walk]"
 ) -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
     """Split ``group`` at once if no member needs a split of its own; else push it on ``stack`` (None)."""
     excs = group._exceptions
     member_types = group._member_types
     if member_types is None:
         member_types = group._member_types = _types_of(excs)
-    if type(matcher) is _TypeMatcher:
+    if type(matcher) is TypeMatcher:
         matching = matcher.matching_types(member_types)
         not_matching = member_types.difference(matching)
         # A member group that does not match whole must be split itself; any

@@ -25,8 +25,8 @@ import builtins
 import os
 import sys
 
-from . import _classes
-from ._notes import add_note_default
+from exceptstar import _classes
+from exceptstar._notes import add_note_default
 
 _DISABLED = os.environ.get("EXCEPTSTAR_NO_BUILTINS", "") not in ("", "0")
 

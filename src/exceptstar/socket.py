@@ -15,7 +15,7 @@ __all__ = ["create_connection"]
 if sys.version_info >= (3, 11):
     from socket import create_connection
 else:
-    from . import ExceptionGroup
+    from exceptstar import ExceptionGroup
 
     TYPE_CHECKING = False
     if TYPE_CHECKING:  # pragma: no cover

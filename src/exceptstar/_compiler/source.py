@@ -13,14 +13,14 @@ clauses the parser would reject (``except*:``, unparenthesized types).
 import builtins
 import re
 
-from ._syntax import NO_TYPES, NOT_PARENTHESIZED, Problem, lines
+from exceptstar._compiler.syntax import NO_TYPES, NOT_PARENTHESIZED, Problem, lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
     from typing import Any, Dict, List, Optional, Tuple, Union
 
-    from ._syntax import Key
+    from exceptstar._compiler.syntax import Key
 
 _builtin_compile = builtins.compile
 _PyCF_ONLY_AST = 0x400

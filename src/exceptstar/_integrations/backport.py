@@ -23,13 +23,12 @@ backport.  ``EXCEPTSTAR_NO_BACKPORT=1`` turns it off.
 import os
 import sys
 
-from . import _classes, _patches
+from exceptstar import _classes, _watch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from importlib.machinery import ModuleSpec
     from types import ModuleType
-    from typing import Callable, Dict, Optional, Sequence
+    from typing import Callable, Dict
 
 _DISABLED = os.environ.get("EXCEPTSTAR_NO_BACKPORT", "") not in ("", "0")
 _PACKAGE = "exceptiongroup"
@@ -72,26 +71,9 @@ def adopt(only_package: bool = False) -> int:
     return rebound
 
 
-def _adopt_imported(name: str, module: "ModuleType") -> None:
-    _Finder.remove()
+def _adopt_package(package: "ModuleType") -> None:
+    # Run once the package has run, before any other module can see its names.
     adopt(only_package=True)
-
-
-class _Finder:
-    """A ``sys.meta_path`` entry that adopts the backport right after it is imported."""
-
-    @classmethod
-    def find_spec(cls, name: str, path: "Optional[Sequence[str]]" = None,
-                  target: "Optional[ModuleType]" = None) -> "Optional[ModuleSpec]":
-        if name != _PACKAGE:
-            return None
-        # Stays until the package has run: find_spec() alone imports nothing.
-        return _patches.spec_then(cls, name, path, target, _adopt_imported)
-
-    @classmethod
-    def remove(cls) -> None:
-        while cls in sys.meta_path:
-            sys.meta_path.remove(cls)
 
 
 def activate() -> None:
@@ -100,8 +82,8 @@ def activate() -> None:
         return
     if _PACKAGE in sys.modules:
         adopt()
-    elif _Finder not in sys.meta_path:
-        sys.meta_path.insert(0, _Finder)
+    else:
+        _watch.when_imported(_PACKAGE, _adopt_package)
 
 
 __all__ = ["activate", "adopt"]

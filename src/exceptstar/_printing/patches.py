@@ -3,7 +3,7 @@
 Those interpreters print tracebacks in C (``sys.excepthook``, threads,
 unraisable exceptions) or through the ``traceback`` module, and none of them
 knows exception groups or notes.  ``activate()`` (run by ``import exceptstar``)
-routes each printing path through ``_formatting`` without importing anything:
+routes each printing path through ``formatting`` without importing anything:
 
 * ``sys.excepthook`` and ``sys.unraisablehook``, when they are still the
   interpreter's defaults, become small functions that import the formatter
@@ -11,7 +11,7 @@ routes each printing path through ``_formatting`` without importing anything:
   other exception to the default hook;
 * ``traceback``, ``threading``, ``code``, IPython's shell and the
   ``exceptiongroup`` backport are patched right after they are first imported
-  (by a ``sys.meta_path`` finder that removes itself when all are done), or
+  (``_watch.when_imported``: nothing is imported for it), or
   at once if they already are.
 
 A hook that someone else installed is left in place.  Any failure of ours
@@ -22,11 +22,12 @@ turns all of it off.
 import os
 import sys
 
+from exceptstar._watch import when_imported
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from importlib.machinery import ModuleSpec
     from types import ModuleType, TracebackType
-    from typing import Any, Callable, Dict, Optional, Sequence, Type
+    from typing import Any, Callable, Dict, Optional, Type
 
 _DISABLED = os.environ.get("EXCEPTSTAR_NO_PATCH", "") not in ("", "0")
 
@@ -37,7 +38,7 @@ def involves_groups_or_notes(exc: object) -> bool:
     Everything else is left to the interpreter's own printing, untouched
     (3.10's "Did you mean" hints, for one, come only from there).
     """
-    from ._classes import group_classes
+    from exceptstar._classes import group_classes
 
     groups = group_classes()
     pending = [exc]
@@ -60,7 +61,7 @@ def involves_groups_or_notes(exc: object) -> bool:
 
 
 def _format(exc_type: "Any", value: "Any", tb: "Any") -> str:
-    from ._formatting import TracebackException
+    from exceptstar._printing.formatting import TracebackException
 
     return "".join(TracebackException(exc_type, value, tb, compact=True).format())
 
@@ -131,9 +132,9 @@ _ORIGINALS: "Dict[str, Any]" = {}
 def _patch_traceback(module: "ModuleType") -> None:
     if getattr(module.TracebackException, "__module__", None) != "traceback":
         return  # someone else's class: theirs to keep
-    # Complete by now: _formatting, the only importer of _pure_traceback,
+    # Complete by now: formatting, the only importer of pure_traceback,
     # imports traceback (and so runs this) before it.
-    from ._pure_traceback import TracebackException
+    from exceptstar._printing.pure_traceback import TracebackException
 
     module.TracebackException = TracebackException  # type: ignore[attr-defined]
     _OWN_METHODS.update(
@@ -152,7 +153,7 @@ def _patch_backport(module: "ModuleType") -> None:
     """
     if not _OWN_METHODS:
         return
-    from ._pure_traceback import TracebackException
+    from exceptstar._printing.pure_traceback import TracebackException
 
     for name, method in _OWN_METHODS.items():
         if vars(TracebackException).get(name) is not method:
@@ -280,79 +281,6 @@ _PATCHERS: "Dict[str, Callable[[ModuleType], None]]" = {
 }
 
 
-def _apply(name: str, module: "ModuleType") -> None:
-    patcher = _PATCHERS.pop(name, None)
-    if patcher is None:
-        return
-    try:
-        patcher(module)
-    except Exception:
-        # A module we do not recognise (a changed IPython, say) stays as it is.
-        pass
-    if not _PATCHERS:
-        _Finder.remove()
-
-
-class _PatchingLoader:
-    """Runs the real loader, then ``after(name, module)``, and steps aside."""
-
-    def __init__(self, loader: "Any", name: str,
-                 after: "Callable[[str, ModuleType], None]") -> None:
-        self.loader = loader
-        self.name = name
-        self.after = after
-
-    def create_module(self, spec: "ModuleSpec") -> "Optional[ModuleType]":
-        return self.loader.create_module(spec)  # type: ignore[no-any-return]
-
-    def exec_module(self, module: "ModuleType") -> None:
-        # Put the real loader back first, so that nothing else ever sees us.
-        module.__loader__ = self.loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self.loader
-        self.loader.exec_module(module)
-        self.after(self.name, module)
-
-
-class _Finder:
-    """A ``sys.meta_path`` entry that only watches for the modules to patch."""
-
-    @classmethod
-    def find_spec(cls, name: str, path: "Optional[Sequence[str]]" = None,
-                  target: "Optional[ModuleType]" = None) -> "Optional[ModuleSpec]":
-        if name not in _PATCHERS:
-            return None
-        return spec_then(cls, name, path, target, _apply)
-
-    @classmethod
-    def remove(cls) -> None:
-        try:
-            sys.meta_path.remove(cls)
-        except ValueError:
-            pass
-
-
-def spec_then(watcher: object, name: str, path: "Optional[Sequence[str]]", target: "Optional[ModuleType]",
-              after: "Callable[[str, ModuleType], None]") -> "Optional[ModuleSpec]":
-    """The spec the other ``sys.meta_path`` finders give, loading with ``after`` run on the module.
-
-    For a finder (``watcher``) that only watches for a module to be imported.
-    """
-    for finder in sys.meta_path:
-        if finder is watcher:
-            continue
-        find_spec = getattr(finder, "find_spec", None)
-        if find_spec is None:
-            continue
-        spec = find_spec(name, path, target)
-        if spec is None:
-            continue
-        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = _PatchingLoader(spec.loader, name, after)
-        return spec  # type: ignore[no-any-return]
-    return None
-
-
 _active = False
 
 
@@ -366,9 +294,5 @@ def activate() -> None:
         sys.excepthook = excepthook
     if sys.unraisablehook is sys.__unraisablehook__:
         sys.unraisablehook = unraisablehook
-    for name in list(_PATCHERS):
-        module = sys.modules.get(name)
-        if module is not None:
-            _apply(name, module)
-    if _PATCHERS:
-        sys.meta_path.insert(0, _Finder)
+    for name, patcher in _PATCHERS.items():
+        when_imported(name, patcher)

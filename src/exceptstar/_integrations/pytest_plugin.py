@@ -22,7 +22,8 @@ import ast
 import os
 import types
 
-from . import _classes, _hook, _py311, _transform
+from exceptstar import _classes, _py311
+from exceptstar._compiler import hook, transform
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,12 +33,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _star_pyc(pyc: "Path") -> "Path":
-    return type(pyc)(_hook.transformed_pyc(str(pyc)))
+    return type(pyc)(hook.transformed_pyc(str(pyc)))
 
 
 def _file_has_except_star(path: "Path") -> bool:
     try:
-        return _transform.has_except_star(path.read_bytes())
+        return transform.has_except_star(path.read_bytes())
     except OSError:
         return False
 
@@ -53,7 +54,7 @@ class _StarAst(types.ModuleType):
 
     @staticmethod
     def parse(source: "Any", filename: str = "<unknown>", mode: str = "exec", **kwargs: "Any") -> "Any":
-        return _transform.parse(source, filename, mode)
+        return transform.parse(source, filename, mode)
 
 
 def _rewrite_and_transform(rewrite_asserts: "Callable[..., None]",
@@ -69,8 +70,8 @@ def _patch_assertion_rewriting() -> None:
     import importlib
 
     # Imported before pytest's compiler is patched: pytest rewrites the asserts
-    # of a plugin's whole distribution, and _rewrite's docstring shows except*.
-    from ._rewrite import transform
+    # of a plugin's whole distribution, and the rewrite's docstring shows except*.
+    from exceptstar._compiler.rewrite import transform as rewrite_tree
 
     # pytest's private module, typed loosely: its signatures change between versions.
     rewrite: Any = importlib.import_module("_pytest.assertion.rewrite")
@@ -88,7 +89,7 @@ def _patch_assertion_rewriting() -> None:
         # standing in for ours for the duration of the call.
         saved = rewrite.ast, rewrite.rewrite_asserts
         rewrite.ast = _StarAst()
-        rewrite.rewrite_asserts = _rewrite_and_transform(saved[1], transform)
+        rewrite.rewrite_asserts = _rewrite_and_transform(saved[1], rewrite_tree)
         try:
             result = original_rewrite(fn, config)
         finally:
@@ -100,7 +101,7 @@ def _patch_assertion_rewriting() -> None:
         code = original_read(source, _star_pyc(pyc), *args)
         if code is not None:
             return code
-        if _transform.NATIVE_SYNTAX and _file_has_except_star(source):
+        if transform.NATIVE_SYNTAX and _file_has_except_star(source):
             return None  # pytest's own pyc holds the native except* code
         return original_read(source, pyc, *args)
 
@@ -125,24 +126,24 @@ def _report_pure_groups() -> None:
     looks both names up in its module at call time, so a tuple that adds our
     class serves its isinstance checks and ``except`` clauses, and our
     ``TracebackException`` (which knows every kind of group) formats them.
-    On 3.8-3.10 pytest's name is usually our class already (``_backport``);
+    On 3.8-3.10 pytest's name is usually our class already (``_integrations.backport``);
     the tuple then serves the built-in class under ``EXCEPTSTAR_PURE=1`` and
     the backport's under ``EXCEPTSTAR_NO_BACKPORT=1``.
     """
     import builtins
     import importlib
 
-    from . import _formatting
+    from exceptstar._printing import formatting
 
     code: Any = importlib.import_module("_pytest._code.code")
     # Before 3.11 pytest imports the backport's class; from 3.11 on the name is the built-in.
     known = getattr(code, "BaseExceptionGroup", None) or getattr(builtins, "BaseExceptionGroup", None)
     if isinstance(known, type) and not issubclass(_classes.BaseExceptionGroup, known):
         code.BaseExceptionGroup = (known, _classes.BaseExceptionGroup)
-    # Even where pytest's name is our class (_backport adopted it): the class
+    # Even where pytest's name is our class (the backport integration adopted it): the class
     # pytest holds may not list a group's members, and pytest then fails on it.
     if hasattr(code, "TracebackException"):
-        code.TracebackException = _formatting.TracebackException
+        code.TracebackException = formatting.TracebackException
 
 
 def pytest_load_initial_conftests(early_config: "Any", parser: "Any", args: "Any") -> None:
@@ -154,9 +155,9 @@ def pytest_load_initial_conftests(early_config: "Any", parser: "Any", args: "Any
     _patch_assertion_rewriting()
     root = getattr(early_config, "rootpath", None) or getattr(early_config, "rootdir", None)
     if root is not None:
-        _hook.install_paths(str(root))
+        hook.install_paths(str(root))
     # Test directories given on the command line may lie outside the rootdir.
-    _hook.install_paths(*(a for a in args if not str(a).startswith("-") and os.path.isdir(str(a))))
+    hook.install_paths(*(a for a in args if not str(a).startswith("-") and os.path.isdir(str(a))))
 
 
 __all__ = ["pytest_load_initial_conftests"]

@@ -3,20 +3,20 @@
 ``compile`` is the built-in's drop-in (``exceptstar.compile``); everything
 that runs transformed code (the import hook, ``run``, the console, the pytest
 plugin, the demo) goes through ``compile_source`` or ``parse`` + ``transform``.
-Reading the source is ``_source``'s, the ``except*`` SyntaxErrors
-``_syntax``'s, the rewrite ``_rewrite``'s, and what the rewritten code calls
-at run time ``_runtime``'s.  On 3.11+ (only under ``EXCEPTSTAR_PURE=1``) the
+Reading the source is ``source``'s, the ``except*`` SyntaxErrors
+``syntax``'s, the rewrite ``rewrite``'s, and what the rewritten code calls
+at run time ``runtime``'s.  On 3.11+ (only under ``EXCEPTSTAR_PURE=1``) the
 native parser gives ``ast.TryStar`` directly.
 """
 
 import builtins
 import sys
 
-from . import _runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
-from ._classes import PURE
-from ._source import Scan, has_except_star, mark, quick_scan, source_text
-from ._syntax import Problem, before, check_tree, find_problems
-from ._syntax import lines as lines_of
+from exceptstar._classes import PURE
+from exceptstar._compiler import runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
+from exceptstar._compiler.source import Scan, has_except_star, mark, quick_scan, source_text
+from exceptstar._compiler.syntax import Problem, before, check_tree, find_problems
+from exceptstar._compiler.syntax import lines as lines_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,7 +139,7 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
         tree = source
         text = None
         check_tree(tree, {}, _filename_text(filename), None)
-    from ._rewrite import transform
+    from exceptstar._compiler.rewrite import transform
 
     transformed = transform(tree, text)
     if not transformed and tree is not source:
@@ -195,7 +195,7 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
         return None
     from bisect import bisect_left
 
-    from ._rewrite import TRIGGERS
+    from exceptstar._compiler.rewrite import TRIGGERS
 
     source_lines = lines_of(rewritten)
     functions = _top_level_functions(native, source_lines)
@@ -254,7 +254,7 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
     the native ones, however much of the module they are.  A star anywhere
     else is blanked with the rest, and the tree then misses it.
     """
-    from ._rewrite import TRIGGERS
+    from exceptstar._compiler.rewrite import TRIGGERS
 
     kept = [False] * len(source_lines)
     for _, first, end in starred:
@@ -291,7 +291,7 @@ def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: in
     blanked; None if its stars are not all there or it is not valid."""
     import warnings
 
-    from ._rewrite import transform
+    from exceptstar._compiler.rewrite import transform
 
     try:
         with warnings.catch_warnings():

@@ -53,14 +53,14 @@ def check_file(path: str) -> "List[Any]":
     (``async with`` outside an async function, say) and the nesting limit of
     transformed code are reported too.
     """
-    from . import _transform
+    from exceptstar._compiler import transform
 
     try:
         with open(path, "rb") as file:
             source = file.read()
     except OSError as error:
         return [(0, f"cannot read: {error.strerror}")]
-    if not _transform.has_except_star(source):
+    if not transform.has_except_star(source):
         return []
     nul = source.find(b"\0")
     if nul >= 0:
@@ -68,9 +68,9 @@ def check_file(path: str) -> "List[Any]":
         # "source code string" and 3.8-3.10 raise ValueError.
         return [(source.count(b"\n", 0, nul) + 1, "SyntaxError: source code cannot contain null bytes")]
     try:
-        found = [(problem.line, problem.msg) for problem in _transform.problems(source, path)]
+        found = [(problem.line, problem.msg) for problem in transform.problems(source, path)]
         if not found:
-            _transform.compile_source(source, path, "exec")
+            transform.compile_source(source, path, "exec")
     except SyntaxError as error:
         return [(error.lineno or 0, f"{type(error).__name__}: {error.msg}")]
     return sorted(found, key=lambda item: item[0])

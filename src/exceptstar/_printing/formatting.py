@@ -8,19 +8,19 @@ Three cases, chosen once at import:
   ``TracebackException`` gains only what those versions lack,
   ``format_exception_only(show_group=...)``.
 * 3.8-3.10, and any version with ``EXCEPTSTAR_PURE=1``: exceptstar's own
-  ``TracebackException`` (``_pure_traceback``) and the functions around it.
+  ``TracebackException`` (``pure_traceback``) and the functions around it.
 
 This module is only imported on first use (lazy ``__getattr__`` in the
-package, or the printing hooks of ``_patches``), so it may import ``traceback``.
+package, or the printing hooks of ``patches``), so it may import ``traceback``.
 """
 
 import sys
 
-# First, before _pure_traceback: on 3.8-3.10 this import is what makes
-# _patches put exceptstar's class into the traceback module.
+# First, before pure_traceback: on 3.8-3.10 this import is what makes
+# patches put exceptstar's class into the traceback module.
 import traceback
 
-from . import _classes
+from exceptstar import _classes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,7 +100,7 @@ if sys.version_info >= (3, 13) and (TYPE_CHECKING or not _classes.PURE):  # prag
 elif sys.version_info >= (3, 11) and (TYPE_CHECKING or not _classes.PURE):  # pragma: no cover - 3.11/3.12
     from traceback import format_exc, format_exception, print_exc, print_exception
 
-    from ._group_layout import Layout, group_lines
+    from exceptstar._printing.layout import Layout, group_lines
 
     _StdTracebackException = traceback.TracebackException
 
@@ -140,7 +140,7 @@ elif sys.version_info >= (3, 11) and (TYPE_CHECKING or not _classes.PURE):  # pr
     format_exception_only = _format_exception_only  # type: ignore[assignment]
 
 else:
-    from ._pure_traceback import TracebackException
+    from exceptstar._printing.pure_traceback import TracebackException
 
     @overload
     def print_exception(

@@ -2,15 +2,15 @@
 
 The logic follows CPython 3.13's ``Lib/asyncio/taskgroups.py`` step by step
 (the same states, the same order of cancellations, errors and messages); it
-differs in where the cancellation count lives (``_asyncio_cancel``: on
+differs in where the cancellation count lives (``_cancel``: on
 3.8-3.10 tasks have no ``cancelling()``/``uncancel()``) and in the group class
 it raises (exceptstar's ``BaseExceptionGroup``).
 """
 
 import asyncio
 
-from . import BaseExceptionGroup
-from ._asyncio_cancel import arrived, cancelling, recancel, request, settle
+from exceptstar import BaseExceptionGroup
+from exceptstar.asyncio._cancel import arrived, cancelling, recancel, request, settle
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

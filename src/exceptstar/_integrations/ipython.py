@@ -11,7 +11,7 @@ expression) works on that tree unchanged.  On 3.11+ the extension does
 nothing unless ``EXCEPTSTAR_PURE=1``.
 """
 
-from ._classes import PURE, BaseExceptionGroup, ExceptionGroup
+from exceptstar._classes import PURE, BaseExceptionGroup, ExceptionGroup
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,7 +27,7 @@ def load_ipython_extension(ip: "Any") -> None:
     compiler = ip.compile
 
     def ast_parse(source: str, filename: str = "<unknown>", symbol: str = "exec") -> "Any":
-        from ._transform import compile
+        from exceptstar._compiler.transform import compile
 
         return compile(source, filename, symbol, compiler.flags | _PyCF_ONLY_AST, True)
 

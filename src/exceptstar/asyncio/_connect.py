@@ -17,7 +17,7 @@ import functools
 import itertools
 import socket
 
-from . import ExceptionGroup
+from exceptstar import ExceptionGroup
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

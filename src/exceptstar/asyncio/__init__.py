@@ -12,12 +12,16 @@ asyncio.TaskGroup``), except with ``EXCEPTSTAR_PURE=1``, where exceptstar's
 implementation is used with its pure-Python groups; the connection functions
 are the native ones from 3.12 on.  Nothing imports this module but the user:
 ``import exceptstar`` stays cheap.
+
+The implementation is private: ``_taskgroup`` and ``_timeout`` (3.13's, step
+by step), ``_cancel`` (the cancellation counts kept beside a task) and
+``_connect`` (connections trying every address).  They import the core only.
 """
 
 import sys
 
-from . import PURE
-from ._asyncio_cancel import cancelling, uncancel
+from exceptstar import PURE
+from exceptstar.asyncio._cancel import cancelling, uncancel
 
 __all__ = [
     "TaskGroup",
@@ -35,8 +39,8 @@ if sys.version_info >= (3, 11) and not PURE:
     from asyncio import TaskGroup, Timeout, timeout, timeout_at
     from builtins import TimeoutError
 else:
-    from ._asyncio_taskgroup import TaskGroup
-    from ._asyncio_timeout import Timeout, TimeoutError, timeout, timeout_at
+    from exceptstar.asyncio._taskgroup import TaskGroup
+    from exceptstar.asyncio._timeout import Timeout, TimeoutError, timeout, timeout_at
 
 if sys.version_info >= (3, 12):
     import asyncio as _asyncio
@@ -52,4 +56,4 @@ if sys.version_info >= (3, 12):
         """``loop.create_connection(...)`` on the running loop (which has ``all_errors``)."""
         return await _asyncio.get_running_loop().create_connection(protocol_factory, host, port, **kwds)
 else:
-    from ._asyncio_connect import create_connection, open_connection
+    from exceptstar.asyncio._connect import create_connection, open_connection

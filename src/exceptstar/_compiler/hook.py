@@ -30,9 +30,10 @@ from importlib import _bootstrap_external
 from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source
 from importlib.machinery import PathFinder, SourceFileLoader
 
-from . import _transform
-from ._classes import PURE
-from ._version import __version__
+from exceptstar import _watch
+from exceptstar._classes import PURE
+from exceptstar._compiler import transform
+from exceptstar._version import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["install", "uninstall"]
 
-# Cached code calls _runtime's names: a release that changes what the rewrite
+# Cached code calls runtime's names: a release that changes what the rewrite
 # generates has a new version, and so never reads an older release's code.
 CACHE_TAG = f"exceptstar-{__version__}"
 
@@ -97,7 +98,7 @@ class ExceptStarLoader(SourceFileLoader):
             code = _read_pyc(paths[1], header)
             if code is not None:
                 _name_cache(fullname, paths[1])
-            elif not _transform.NATIVE_SYNTAX:
+            elif not transform.NATIVE_SYNTAX:
                 code = _read_pyc(paths[0], header)
             if code is not None:
                 # As the normal loader does: a tree that moved keeps cached code
@@ -105,10 +106,10 @@ class ExceptStarLoader(SourceFileLoader):
                 _imp._fix_co_filename(code, source_path)  # type: ignore[attr-defined]
                 return code
         source = self.get_data(source_path)
-        if not _transform.has_except_star(source):
+        if not transform.has_except_star(source):
             return super().get_code(fullname)  # type: ignore[return-value]
         try:
-            code, transformed = _transform.compile_source(source, source_path, "exec", module=True)
+            code, transformed = transform.compile_source(source, source_path, "exec", module=True)
         except SyntaxError as error:
             raise error.with_traceback(None) from None
         if paths is not None:
@@ -133,7 +134,7 @@ def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType"
     """
     cache = _main_cache(source, path) if PURE and path is not None else None
     if cache is None:
-        return _transform.compile(source, filename, "exec", dont_inherit=True)
+        return transform.compile(source, filename, "exec", dont_inherit=True)
     pyc, header, stat = cache
     code = _read_pyc(pyc, header)
     if code is not None:
@@ -144,13 +145,13 @@ def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            compiled, transformed = _transform.compile_source(source, filename, "exec", module=True)
+            compiled, transformed = transform.compile_source(source, filename, "exec", module=True)
         except SyntaxError:
             caught.append(None)  # type: ignore[arg-type]
     if caught:
         # Again under the user's own warning filters: what they show, or the
         # SyntaxError (perhaps a warning turned error), exactly as without a cache.
-        return _transform.compile(source, filename, "exec", dont_inherit=True)
+        return transform.compile(source, filename, "exec", dont_inherit=True)
     if transformed and not sys.dont_write_bytecode:
         mode = (stat.st_mode & 0o777) | 0o200
         # set_data: the __pycache__ folder made if needed, an atomic write, errors ignored.
@@ -213,10 +214,10 @@ class ExceptStarZipLoader:
 
     def get_code(self, fullname: str) -> "CodeType":
         source: bytes = self._importer.get_data(self._origin)
-        if not _transform.has_except_star(source):
+        if not transform.has_except_star(source):
             return self._importer.get_code(fullname)
         try:
-            return _transform.compile_source(  # type: ignore[no-any-return]
+            return transform.compile_source(  # type: ignore[no-any-return]
                 source, self._origin, "exec", module=True)[0]
         except SyntaxError as error:
             raise error.with_traceback(None) from None
@@ -342,9 +343,12 @@ def install(*packages: str) -> None:
         finder.everything = True
         _cover_direct_loading()
         # Every module, transformed or not, then sees 3.11's names, as on 3.11.
-        from . import _py311
+        from exceptstar import _py311
 
         _py311.provide()
+        # Tools that compile the user's code themselves (doctest, multiprocessing's
+        # children, ...) learn except* when they are imported.
+        _watch.activate(_watch.ON_INSTALL)
 
 
 def install_paths(*paths: str) -> None:
@@ -399,7 +403,7 @@ class _RunpyLoader(SourceFileLoader):
 
     def exec_module(self, module: "ModuleType") -> None:
         super().exec_module(module)
-        vars(module)["compile"] = _transform.compile
+        vars(module)["compile"] = transform.compile
 
 
 def _runpy_spec(path: "Optional[Sequence[str]]", target: "Optional[ModuleType]") -> "Optional[ModuleSpec]":
@@ -415,7 +419,7 @@ def _cover_direct_loading() -> None:
             vars(module)["spec_from_file_location"] = _covered_spec_from_file_location
     runpy = sys.modules.get("runpy")
     if runpy is not None:
-        vars(runpy)["compile"] = _transform.compile
+        vars(runpy)["compile"] = transform.compile
 
 
 def _uncover_direct_loading() -> None:
@@ -423,5 +427,5 @@ def _uncover_direct_loading() -> None:
         if vars(module).get("spec_from_file_location") is _covered_spec_from_file_location:
             vars(module)["spec_from_file_location"] = _spec_from_file_location
     runpy = sys.modules.get("runpy")
-    if runpy is not None and vars(runpy).get("compile") is _transform.compile:
+    if runpy is not None and vars(runpy).get("compile") is transform.compile:
         del vars(runpy)["compile"]

@@ -26,7 +26,7 @@ def show(path: str) -> int:
     """Print the transformed source of ``path``, each statement after its original line number."""
     import ast
 
-    from . import _rewrite, _transform
+    from exceptstar._compiler import rewrite, transform
 
     try:
         with open(path, "rb") as file:
@@ -35,16 +35,16 @@ def show(path: str) -> int:
         sys.stderr.write(f"exceptstar show: cannot read {path}: {error.strerror}\n")
         return 2
     try:
-        tree = _transform.parse(source, path)
+        tree = transform.parse(source, path)
     except SyntaxError as error:
         sys.stderr.write(f"{path}:{error.lineno}: {type(error).__name__}: {error.msg}\n")
         return 1
-    _rewrite.transform(tree)
-    # 3.8 has no ast.unparse: _unparse writes the same text there.
+    rewrite.transform(tree)
+    # 3.8 has no ast.unparse: our unparse writes the same text there.
     if sys.version_info >= (3, 9):
         text = ast.unparse(tree)
     else:
-        from ._unparse import unparse
+        from exceptstar._compiler.unparse import unparse
 
         text = unparse(tree)
     origins = _line_origins(tree, ast.parse(text))
@@ -89,8 +89,8 @@ def config(tool: str, paths: "List[str]") -> int:
 
 def star_files(paths: "List[str]") -> "List[str]":
     """The Python files under ``paths`` that use ``except*``, as ``check`` finds them, '/'-separated."""
-    from ._check import python_files
-    from ._transform import has_except_star
+    from exceptstar._commands.check import python_files
+    from exceptstar._compiler.transform import has_except_star
 
     found = []
     for path in python_files(paths):

@@ -6,17 +6,17 @@ and notes, and lays them out exactly as CPython 3.13 does.  Frame lines are
 produced by the running interpreter's own ``StackSummary.format``, so a plain
 traceback looks the same as the interpreter's own.
 
-Import it through ``_formatting``, which imports ``traceback`` first: on
+Import it through ``formatting``, which imports ``traceback`` first: on
 3.8-3.10 that import is what replaces ``traceback.TracebackException`` with
-this class (``_patches``), and it needs this module complete.
+this class (``patches``), and it needs this module complete.
 """
 
 import collections.abc
 import sys
 import traceback
 
-from . import _classes
-from ._group_layout import Layout, PrintContext, group_lines
+from exceptstar import _classes
+from exceptstar._printing.layout import Layout, PrintContext, group_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -4,7 +4,7 @@ A ``Problem`` is one invalid use: its message, where CPython puts it, and
 where it sits for ordering against other errors.  ``find_problems`` walks a
 parsed tree as the compiler does (break/continue/return in an ``except*``
 block, ``except`` mixed with ``except*``); the token-level problems (no types,
-unparenthesized types) come from ``_source``, which sees the tokens.
+unparenthesized types) come from ``source``, which sees the tokens.
 ``check_tree`` raises the one CPython reports first; ``python -m exceptstar
 check`` lists them all.
 """

@@ -1,7 +1,7 @@
 """How nested exception groups are laid out as text, as CPython 3.13's ``traceback`` does.
 
 Shared by exceptstar's own ``TracebackException`` and the 3.11/3.12 one in
-``_formatting``: the margins and indentation of ``format()`` (``PrintContext``)
+``formatting``: the margins and indentation of ``format()`` (``PrintContext``)
 and the tree walk of ``format_exception_only(show_group=True)``.
 """
 

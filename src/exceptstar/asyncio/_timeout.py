@@ -3,7 +3,7 @@
 The logic follows CPython 3.13's ``Lib/asyncio/timeouts.py`` (states, messages,
 the ``TimeoutError`` chained from the ``CancelledError``, the ``TimeoutError``
 inserted into the context chains of other exceptions); the cancellation count
-lives in ``_asyncio_cancel``.  Also the ``TimeoutError`` raised on 3.8-3.10,
+lives in ``_cancel``.  Also the ``TimeoutError`` raised on 3.8-3.10,
 where ``asyncio.TimeoutError`` is not yet the built-in one.
 """
 
@@ -12,8 +12,8 @@ import builtins
 import enum
 import sys
 
-from . import ExceptionGroup
-from ._asyncio_cancel import arrived, cancelling, request, settle
+from exceptstar import ExceptionGroup
+from exceptstar.asyncio._cancel import arrived, cancelling, request, settle
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -4,17 +4,17 @@ Transformed code reaches everything it calls through that one name, set as a
 builtin when this module is imported (every path that produces transformed
 code imports it first).  A builtin rather than an injected import, so that
 transformed code also works when it is executed with arbitrary globals
-(``exec(code, {})``, separate locals, a REPL namespace).  See ``_rewrite`` for
+(``exec(code, {})``, separate locals, a REPL namespace).  See ``rewrite`` for
 the code that uses it.
 """
 
 import builtins
 import sys
 
-from . import _classes
-from ._engine import Star as Star  # what transformed code calls: __exceptstar__.Star
-from ._engine import interrupted as interrupted  # and __exceptstar__.interrupted
-from ._notes import add_note, add_note_default
+from exceptstar import _classes
+from exceptstar._engine import Star as Star  # what transformed code calls: __exceptstar__.Star
+from exceptstar._engine import interrupted as interrupted  # and __exceptstar__.interrupted
+from exceptstar._notes import add_note, add_note_default
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,7 +65,7 @@ class Anchor:
     without ``__exceptstar__`` (nor ``__import__``).  A transformed module then
     binds the name in its own globals from ``Anchor.runtime``, reached through
     ``().__class__.__base__.__subclasses__()``: the one route to an object of
-    ours that needs no name at all (see ``_rewrite``).
+    ours that needs no name at all (see ``rewrite``).
     """
 
     runtime = sys.modules[__name__]

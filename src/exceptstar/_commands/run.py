@@ -1,10 +1,10 @@
-"""The command line: ``python -m exceptstar demo | run | check | show | config``.
+"""``python -m exceptstar run``: a program run as ``python`` runs it, with ``except*`` available.
 
 ``run`` behaves like ``python`` itself (``sys.argv``, ``sys.path[0]``,
 ``__main__``, exit status, tracebacks without frames of ours), with the import
 hook installed so that the program and everything it imports may use
 ``except*``; without a program it starts an interactive console that accepts
-``except*``.  ``check`` is ``_check``'s, ``show`` and ``config`` are ``_tools``'.
+``except*``.
 """
 
 import os
@@ -13,68 +13,12 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import CodeType
-    from typing import Any, Callable, Dict, List, Optional, Sequence
-
-USAGE = """\
-usage: python -m exceptstar demo
-       python -m exceptstar --version
-       python -m exceptstar run script.py [args...]
-       python -m exceptstar run -m module [args...]
-       python -m exceptstar run -c code [args...]
-       python -m exceptstar run                  (interactive console)
-       python -m exceptstar check PATH...
-       python -m exceptstar show FILE
-       python -m exceptstar config ruff|mypy|pyright|flake8|black [PATH...]
-
-demo   run a small program written with except* (the default)
-run    run a program as python does, with except* available on every version
-check  report every invalid use of except* in the files and folders given
-show   print the transformed source (what runs on 3.8-3.10), with the original line numbers
-config print a tool's settings for the files that use except* (default PATH: .)
-"""
-
-
-def main(argv: "Optional[Sequence[str]]" = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    command = args.pop(0) if args else "demo"
-    if command == "demo" and not args:
-        from . import _demo
-
-        return _demo.main()
-    if command == "run":
-        return run(args)
-    if command == "check" and args:
-        from ._check import check
-
-        return check(args)
-    if command in ("show", "config") and args:
-        from . import _tools
-
-        return _tools.show(args[0]) if command == "show" else _tools.config(args[0], args[1:])
-    if command in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
-        return 0
-    if command in ("-V", "--version"):
-        from ._version import __version__
-
-        sys.stdout.write(f"exceptstar {__version__}\n")
-        return 0
-    if command not in ("demo", "check", "show", "config"):
-        # A typo is named, not just answered with the usage text.
-        sys.stderr.write(f"exceptstar: unknown command {command!r}\n")
-    sys.stderr.write(USAGE)
-    return 2
-
-
-# --- run -----------------------------------------------------------------------
+    from typing import Any, Callable, Dict, List, Optional
 
 def run(args: "List[str]") -> int:
-    from . import _hook
+    from exceptstar._compiler import hook
 
-    if args[:1] in (["-h"], ["--help"]):
-        sys.stdout.write(USAGE)
-        return 0
-    _hook.install()
+    hook.install()
     _debuggers_start_at_the_program()
     if not args:
         return _console()
@@ -93,6 +37,8 @@ def run(args: "List[str]") -> int:
             linecache.cache["<string>"] = (len(args[1]), None, lines, "<string>")
         return _run_source(args[1].encode("utf-8", "surrogateescape"), "<string>", None)
     if args[0].startswith("-"):
+        from exceptstar._commands.cli import USAGE
+
         sys.stderr.write(USAGE)
         return 2
     path = args[0]
@@ -131,23 +77,9 @@ def _debuggers_start_at_the_program() -> None:
     is first imported (it imports ``inspect``: too slow to import for every
     run), so that the bottom is the program's first frame instead.
     """
-    if "bdb" in sys.modules:
-        _patch_bdb(sys.modules["bdb"])
-    else:
-        sys.meta_path.insert(0, _BdbFinder)
+    from exceptstar._watch import when_imported
 
-
-class _BdbFinder:
-    """Watches for bdb's import (once, then leaves sys.meta_path) to patch it when loaded."""
-
-    @classmethod
-    def find_spec(cls, name: str, path: "Any" = None, target: "Any" = None) -> "Any":
-        if name != "bdb":
-            return None
-        sys.meta_path.remove(cls)
-        from ._patches import spec_then
-
-        return spec_then(cls, name, path, target, lambda _name, module: _patch_bdb(module))
+    when_imported("bdb", _patch_bdb)
 
 
 def _patch_bdb(bdb: "Any") -> None:
@@ -248,7 +180,7 @@ def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
 
 
 def _run_source(source: bytes, filename: str, path: "Optional[str]") -> int:
-    from ._hook import main_code
+    from exceptstar._compiler.hook import main_code
 
     try:
         code: CodeType = main_code(source, filename, path)  # cached as the hook's modules are
@@ -293,12 +225,12 @@ def _report(error: BaseException) -> int:
     and caught inside the printing code) by walking ``error``'s ``__context__``
     chain, and a chain that loops back on itself makes that walk endless.
     """
-    from . import _classes, _frames
+    from exceptstar import _classes, _frames
 
     tb = _frames.strip(error).__traceback__
     if sys.excepthook is sys.__excepthook__ and _classes.PURE:
         # The interpreter's own hook (3.11+ under EXCEPTSTAR_PURE=1) cannot draw our groups.
-        from ._formatting import print_exception
+        from exceptstar._printing.formatting import print_exception
 
         print_exception(error)
     else:
@@ -318,7 +250,8 @@ def _console() -> int:
     import code
     import codeop
 
-    from . import _classes, _transform
+    from exceptstar import _classes
+    from exceptstar._compiler import transform
 
     class Compile(codeop.Compile):
         """codeop's compiler (incomplete-input detection, __future__ tracking) on our compile."""
@@ -334,7 +267,7 @@ def _console() -> int:
             except SyntaxError as error:
                 lines = source.splitlines()
                 if (type(error) is SyntaxError and not error.text and error.lineno
-                        and 0 < error.lineno <= len(lines) and _transform.has_except_star(source)):
+                        and 0 < error.lineno <= len(lines) and transform.has_except_star(source)):
                     # As 3.13's console: a compiler error quotes the line typed.
                     error.text = lines[error.lineno - 1]
                 raise
@@ -345,16 +278,16 @@ def _console() -> int:
 
         def _compile(self, source: str, filename: str, symbol: str, flags: int) -> "Any":
             try:
-                return _transform.compile(source, filename, symbol, flags, True)
+                return transform.compile(source, filename, symbol, flags, True)
             except SyntaxError as error:
-                if "incomplete input" not in str(error) or not _transform.has_except_star(source):
+                if "incomplete input" not in str(error) or not transform.has_except_star(source):
                     raise
                 # codeop before 3.13 reports what compiling the unfinished
                 # source says, "incomplete input", even when the source plus a
                 # newline is an error of its own (an invalid except* block).
                 # That error is the one to report, as 3.13's codeop does.
                 try:
-                    _transform.compile(source + "\n", filename, symbol, flags, True)
+                    transform.compile(source + "\n", filename, symbol, flags, True)
                 except SyntaxError as complete_error:
                     if "incomplete input" in str(complete_error):
                         raise error from None

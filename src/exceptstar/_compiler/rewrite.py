@@ -64,7 +64,7 @@ clause's machinery that of its ``except*`` line), so tracebacks, line events
 and coverage only ever see the user's lines.  Transformed modules also get
 ``ExceptionGroup`` and ``BaseExceptionGroup`` in their globals (unless they
 bind them) and, before 3.11, ``exc.add_note(...)`` on every exception.
-The names reached through ``__exceptstar__`` are those of ``_runtime``.
+The names reached through ``__exceptstar__`` are those of ``runtime``.
 """
 
 import ast
@@ -79,7 +79,7 @@ _GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
 
 # First in a transformed module: with builtins that lack __exceptstar__
 # (exec(code, {"__builtins__": {...}})) the module binds it in its globals,
-# found without a single name lookup (see _runtime.Anchor).  `if` rather than
+# found without a single name lookup (see runtime.Anchor).  `if` rather than
 # a bare expression, which mode "single" would print.
 _FIND_RUNTIME = """\
 try:
@@ -87,7 +87,7 @@ try:
         pass
 except:
     for __exceptstar__ in ().__class__.__base__.__subclasses__():
-        if __exceptstar__.__module__ == "exceptstar._runtime" and __exceptstar__.__name__ == "Anchor":
+        if __exceptstar__.__module__ == "exceptstar._compiler.runtime" and __exceptstar__.__name__ == "Anchor":
             break
     __exceptstar__ = __exceptstar__.runtime
 """

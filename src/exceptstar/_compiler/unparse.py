@@ -14,9 +14,11 @@ f-string's ``{}`` is written as it is, where 3.9 escapes it and then refuses
 import ast
 import sys
 
+from exceptstar._compiler.literals import ALL, BARE, LINES, QUOTES, TRIPLE, braces, escaped, quoted, string
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+    from typing import Any, Dict, List, Optional, Sequence, Union
 
 # How tightly each kind of expression binds, loosest first.  An expression is
 # parenthesised where its context asks for more than it binds with.
@@ -42,10 +44,6 @@ _PRECEDENCE = {"NamedExpr": TUPLE, "Yield": YIELD, "YieldFrom": YIELD, "Lambda":
 
 _BRACKETS = {"ListComp": "[]", "SetComp": "{}", "GeneratorExp": "()"}
 
-# String quotes in 3.9's order of preference; docstrings take triple quotes only.
-_QUOTES = ("'", '"', '"""', "'''")
-_TRIPLE = ('"""', "'''")
-
 # An infinite float (``1e309`` parses as one) has a repr, ``inf``, that is no literal.
 _INFINITY = "1e" + repr(sys.float_info.max_10_exp + 1)
 
@@ -65,53 +63,6 @@ def _optional(node: "ast.AST", field: str) -> "Any":
 def _precedence(node: "ast.AST") -> int:
     op = _optional(node, "op")
     return _OPERATORS[type(op).__name__][1] if op is not None else _PRECEDENCE.get(type(node).__name__, ATOM)
-
-
-# How much of a string _escaped writes as escapes: every unprintable character
-# (the literal text of an f-string), all but newlines and tabs (docstrings and
-# the format spec of an f-string's field), or only what no source text can hold
-# (in an f-string's {}, where 3.8 allows no backslash: any escape there is an error).
-ALL, LINES, BARE = range(3)
-
-
-def _escaped(text: str, level: int) -> str:
-    """``text`` as written inside quotes, escapes at ``level``; backslashes always escaped."""
-    if text.isprintable() and "\\" not in text:
-        return text
-    return "".join(char.encode("unicode_escape").decode("ascii") if _escapes(char, level) else char
-                   for char in text)
-
-
-def _escapes(char: str, level: int) -> bool:
-    if char == "\\":
-        return True
-    if level == BARE:
-        return char in "\0\r"  # no source holds a NUL, and a CR is read as a newline
-    return not char.isprintable() and not (level == LINES and char in "\n\t")
-
-
-def _quoted(body: str, text: str, quotes: "Sequence[str]") -> "Tuple[str, List[str]]":
-    """``body`` (``text`` escaped) and the quotes of ``quotes`` that may enclose it, best first.
-
-    Quotes that occur in the body are ruled out rather than escaped, a newline
-    asks for triple quotes, and a quote the body ends with goes last.
-    """
-    fits = [quote for quote in quotes if quote not in body and ("\n" not in body or len(quote) == 3)]
-    if not fits:
-        # Every quote occurs: repr escapes the one it picks.
-        literal = repr(text)
-        return literal[1:-1], [next((quote for quote in quotes if literal[0] in quote), literal[0])]
-    if body:
-        fits.sort(key=lambda quote: quote[0] == body[-1])
-        if fits[0][0] == body[-1]:
-            # Only triple quotes of that character are left: its last one must not close them.
-            body = body[:-1] + "\\" + body[-1]
-    return body, fits
-
-
-def _string(text: str, level: int, quotes: "Sequence[str]" = _QUOTES) -> str:
-    body, fits = _quoted(_escaped(text, level), text, quotes)
-    return fits[0] + body + fits[0]
 
 
 class _Unparser:
@@ -156,7 +107,7 @@ class _Unparser:
     def body(self, owner: "Optional[ast.AST]", body: "Sequence[ast.stmt]") -> None:
         first = body[0].value if body and isinstance(body[0], ast.Expr) else None
         if owner is not None and isinstance(first, ast.Constant) and isinstance(first.value, str):
-            self.line(_prefix(first) + _string(first.value, LINES, _TRIPLE))
+            self.line(_prefix(first) + string(first.value, LINES, TRIPLE))
             body = body[1:]
         self.statements(body)
 
@@ -456,9 +407,9 @@ class _Unparser:
         if value is ...:
             return "..."
         if self.in_fstring and isinstance(value, str):
-            return _prefix(node) + _string(value, BARE)
+            return _prefix(node) + string(value, BARE)
         if self.in_fstring and isinstance(value, bytes) and value.isascii():
-            return "b" + _string(value.decode("ascii"), BARE)  # a tab as it is, not repr's \t
+            return "b" + string(value.decode("ascii"), BARE)  # a tab as it is, not repr's \t
         if isinstance(value, (float, complex)):
             return repr(value).replace("inf", _INFINITY)
         if isinstance(value, tuple):  # only in trees built by hand (or optimised)
@@ -469,21 +420,21 @@ class _Unparser:
         if self.in_fstring:
             # Inside another f-string's {}: one text, with no escapes.
             text = "".join(self.fstring_part(value, BARE) for value in node.values)
-            body, quotes = _quoted(text, text, _QUOTES)
+            body, quotes = quoted(text, text, QUOTES)
             return f"f{quotes[0]}{body}{quotes[0]}"
         # Each part rules out the quotes it holds.  The literal parts escape
         # newlines and tabs too; a field may hold none (3.8 allows no
         # backslash in its expression) and escapes only its format spec.
         pieces: List[str] = []
-        fits: Sequence[str] = _QUOTES
+        fits: Sequence[str] = QUOTES
         for value in node.values:
             if isinstance(value, ast.Constant):
-                text = _braces(str(value.value))
-                piece, fits = _quoted(_escaped(text, ALL), text, fits)
+                text = braces(str(value.value))
+                piece, fits = quoted(escaped(text, ALL), text, fits)
             else:
                 # A field cannot hold every kind of quote: no need for its unescaped text.
                 text = self.fstring_part(value, LINES)
-                piece, fits = _quoted(text, text, fits)
+                piece, fits = quoted(text, text, fits)
             pieces.append(piece)
         return f"f{fits[0]}{''.join(pieces)}{fits[0]}"
 
@@ -494,7 +445,7 @@ class _Unparser:
     def fstring_part(self, node: "ast.AST", level: int) -> str:
         """One part of an f-string (literal text or a replacement field), escaped at ``level``, before quoting."""
         if isinstance(node, ast.Constant):
-            return _escaped(_braces(str(node.value)), level)
+            return escaped(braces(str(node.value)), level)
         assert isinstance(node, ast.FormattedValue), node
         # Parenthesised below the level of a conditional, as 3.9 does (a
         # lambda's ":" would start the format spec).
@@ -513,7 +464,3 @@ class _Unparser:
 
 def _prefix(node: "ast.Constant") -> str:
     return "u" if _optional(node, "kind") == "u" else ""
-
-
-def _braces(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")

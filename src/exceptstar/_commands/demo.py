@@ -1,6 +1,6 @@
 """``python -m exceptstar demo``: runs the demo program, which is written with ``except*``.
 
-The program lives in ``_demo_program.txt`` (3.8-3.10 cannot compile it, so it
+The program lives in ``demo_program.txt`` (3.8-3.10 cannot compile it, so it
 cannot be a module of the package); it is compiled with ``exceptstar.compile``
 under its real path, and prints the same on every version but for the last
 line, which says how ``except*`` was provided.
@@ -10,13 +10,13 @@ import os
 import platform
 import sys
 
-from ._version import __version__
+from exceptstar._version import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Dict
 
-PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_demo_program.txt")
+PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo_program.txt")
 
 
 def main() -> int:

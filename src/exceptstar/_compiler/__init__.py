@@ -1,0 +1,11 @@
+"""The compiler wing: everything that makes ``except*`` run where the parser rejects it.
+
+Owns: reading source and finding ``except*`` (``source``), CPython's SyntaxErrors
+for its misuses (``syntax``), the AST rewrite of a starred ``try`` (``rewrite``),
+source -> checked tree -> code (``transform``), the builtin the rewritten code
+calls (``runtime``), 3.9's ``ast.unparse`` for 3.8 (``unparse``), and the import
+hook with its bytecode cache (``hook``).
+
+May import: the core (the top-level ``exceptstar._*`` modules) and the standard
+library; never the printing, asyncio, integrations or commands wings.
+"""

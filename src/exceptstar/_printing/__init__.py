@@ -1,0 +1,10 @@
+"""The printing wing: tracebacks of groups and notes, byte for byte as CPython 3.13 prints them.
+
+Owns: how nested groups are drawn (``layout``), exceptstar's 3.13
+``TracebackException`` for any interpreter (``pure_traceback``), the public
+traceback API choosing stdlib / subclass / pure (``formatting``), and every
+printing path of 3.8-3.10 routed through it (``patches``).
+
+May import: the core and the standard library; never the compiler, asyncio,
+integrations or commands wings.
+"""
