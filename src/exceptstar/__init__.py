@@ -13,19 +13,15 @@ from exceptstar._version import __version__
 
 if sys.version_info < (3, 11):
     # Groups and notes in every printed traceback; lazy, see patches.
-    from exceptstar import _watch
-    from exceptstar._integrations import backport
+    from exceptstar import _classes, _watch
     from exceptstar._printing import patches
 
     patches.activate()
-    # Our groups are the backport's (anyio's, Trio's, pytest's); lazy, see backport.
-    backport.activate()
-    # Libraries that show groups only on 3.11+ (rich, structlog, ...), when they are imported.
+    # When they are imported: the backport (our groups are its, so anyio's, Trio's and
+    # pytest's), libraries that show groups only on 3.11+ (rich, structlog, ...).
     _watch.activate(_watch.ON_IMPORT)
-    # The classes are found where they say they live: see _py311.
-    from exceptstar import _py311
-
-    _py311.provide_classes()
+    # The classes are found where they say they live: see _classes.
+    _classes.provide_classes()
 
 # What __getattr__ returns, for type checkers: without these imports every lazy
 # name would have __getattr__'s type, ``object``.  TYPE_CHECKING is a constant

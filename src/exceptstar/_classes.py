@@ -82,3 +82,24 @@ def group_classes() -> "Tuple[type, ...]":
 
 
 __all__ = ["GROUPS", "PURE", "BaseExceptionGroup", "ExceptionGroup", "group_classes"]
+
+
+def provide_classes() -> None:
+    """Bind the built-in names ``ExceptionGroup`` and ``BaseExceptionGroup`` to the classes, before 3.11.
+
+    The classes say they live in ``builtins`` (``__module__``, so that tracebacks
+    print ``ExceptionGroup``), and whatever looks a class up by that name, as
+    pickle does for ``pickle.dumps(ExceptionGroup)`` (multiprocessing, copy),
+    must find them there.  Run by ``import exceptstar``; ``_py311.provide()``
+    gives the rest of 3.11's names.
+
+    Names already there (someone else's) are left alone; nothing under
+    ``EXCEPTSTAR_NO_BUILTINS=1``.
+    """
+    if sys.version_info >= (3, 11) or os.environ.get("EXCEPTSTAR_NO_BUILTINS", "") not in ("", "0"):
+        return
+    import builtins
+
+    for name in ("ExceptionGroup", "BaseExceptionGroup"):
+        if not hasattr(builtins, name):
+            setattr(builtins, name, globals()[name])

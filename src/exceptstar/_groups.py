@@ -15,15 +15,14 @@ import sys
 from itertools import compress, repeat
 
 from exceptstar import _frames, _handled
-from exceptstar._conditions import TypeMatcher, matcher_of
 from exceptstar._notes import add_note_default
-from exceptstar._rules import MISSING, is_sequence, real_issubclass
+from exceptstar._rules import MISSING, TypeMatcher, is_sequence, matcher_of, real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Iterator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
-    from exceptstar._conditions import Matcher
+    from exceptstar._rules import Matcher
 
     _Self = TypeVar("_Self", bound="BaseExceptionGroup")
     _Condition = Union[

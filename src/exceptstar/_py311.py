@@ -5,11 +5,8 @@ On 3.11 every module, transformed or not, has the built-in names
 exception and ``sys.exception()``; the module that raises a group is often not
 the one that catches it.  ``provide()`` gives the same names on 3.8-3.10.  It
 is run by a global ``install()`` (and so by ``python -m exceptstar run``) and
-by the pytest plugin.  A plain ``import exceptstar`` runs ``provide_classes()``
-only: the two classes say they live in ``builtins`` (``__module__``, so that
-tracebacks print ``ExceptionGroup``), and whatever looks a class up by that
-name, as pickle does for ``pickle.dumps(ExceptionGroup)`` (multiprocessing,
-copy), must find them there.
+by the pytest plugin.  A plain ``import exceptstar`` binds the two classes only
+(``_classes.provide_classes()``).
 
 ``add_note`` has to go into ``BaseException``'s own namespace, which Python
 code cannot write: the dict behind the type's mapping proxy is written
@@ -21,7 +18,6 @@ to, so no existing slot, method or subclass changes.
 ``EXCEPTSTAR_NO_BUILTINS=1`` turns it all off.
 """
 
-import builtins
 import os
 import sys
 
@@ -58,19 +54,6 @@ def _add_to_builtin_type(cls: type, name: str, value: object) -> None:
     ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
 
 
-def provide_classes() -> None:
-    """Bind the built-in names ``ExceptionGroup`` and ``BaseExceptionGroup`` to the classes, before 3.11.
-
-    Names already there (someone else's) are left alone; nothing under
-    ``EXCEPTSTAR_NO_BUILTINS=1``.
-    """
-    if _DISABLED or sys.version_info >= (3, 11):
-        return
-    for name in ("ExceptionGroup", "BaseExceptionGroup"):
-        if not hasattr(builtins, name):
-            setattr(builtins, name, getattr(_classes, name))
-
-
 def provide() -> None:
     """Give this process 3.11's ``ExceptionGroup``, ``BaseExceptionGroup``, ``add_note`` and ``sys.exception``.
 
@@ -79,11 +62,11 @@ def provide() -> None:
     """
     if _DISABLED or sys.version_info >= (3, 11):
         return
-    provide_classes()
+    _classes.provide_classes()
     if not hasattr(sys, "exception"):
         sys.exception = exception  # type: ignore[attr-defined]
     if "add_note" not in vars(BaseException):
         _add_to_builtin_type(BaseException, "add_note", add_note)
 
 
-__all__ = ["add_note", "exception", "provide", "provide_classes"]
+__all__ = ["add_note", "exception", "provide"]

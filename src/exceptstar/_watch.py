@@ -26,7 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # Watched module -> (integration module whose patch(module) adapts it, variable that turns it off).
 # ON_IMPORT: by ``import exceptstar`` on 3.8-3.10, where the packages gate group support on 3.11.
-ON_IMPORT: "Dict[str, Tuple[str, str]]" = {}
+ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
+    "exceptiongroup": ("exceptstar._integrations.backport", "EXCEPTSTAR_NO_BACKPORT"),
+}
 # ON_INSTALL: by a global ``install()`` (``run`` and the pytest plugin make one): tools that
 # compile the user's code themselves.
 ON_INSTALL: "Dict[str, Tuple[str, str]]" = {}

@@ -20,17 +20,15 @@ classes, so that groups it made before adoption keep their own behaviour;
 backport.  ``EXCEPTSTAR_NO_BACKPORT=1`` turns it off.
 """
 
-import os
 import sys
 
-from exceptstar import _classes, _watch
+from exceptstar import _classes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import ModuleType
     from typing import Callable, Dict
 
-_DISABLED = os.environ.get("EXCEPTSTAR_NO_BACKPORT", "") not in ("", "0")
 _PACKAGE = "exceptiongroup"
 _DEFINING_MODULE = "exceptiongroup._exceptions"
 
@@ -39,12 +37,8 @@ _DEFINING_MODULE = "exceptiongroup._exceptions"
 _namespace_of: "Callable[[ModuleType], Dict[str, object]]" = vars(type(sys))["__dict__"].__get__
 
 
-def adopt(only_package: bool = False) -> int:
-    """Rebind the backport's classes to ours in loaded modules; the number of names rebound.
-
-    ``only_package``: in the backport's own modules only (it has just been
-    imported, so nothing else holds its classes yet).
-    """
+def adopt() -> int:
+    """Rebind the backport's classes to ours in loaded modules; the number of names rebound."""
     defining = sys.modules.get(_DEFINING_MODULE)
     theirs_base = getattr(defining, "BaseExceptionGroup", None)
     theirs = getattr(defining, "ExceptionGroup", None)
@@ -59,8 +53,6 @@ def adopt(only_package: bool = False) -> int:
         # The defining module keeps its classes: their methods look them up there.
         if name == _DEFINING_MODULE or not isinstance(module, type(sys)):
             continue
-        if only_package and name != _PACKAGE and not name.startswith(_PACKAGE + "."):
-            continue
         namespace = _namespace_of(module)
         if targets.isdisjoint(map(id, namespace.values())):
             continue
@@ -71,19 +63,13 @@ def adopt(only_package: bool = False) -> int:
     return rebound
 
 
-def _adopt_package(package: "ModuleType") -> None:
-    # Run once the package has run, before any other module can see its names.
-    adopt(only_package=True)
+def patch(package: "ModuleType") -> None:
+    """Adopt the backport (its row in ``_watch.ON_IMPORT``: 3.8-3.10, when it is imported).
+
+    Run at once by ``import exceptstar`` if the package is loaded, else right
+    after it has run, before any other module can see its names.
+    """
+    adopt()
 
 
-def activate() -> None:
-    """Adopt the backport now if it is loaded, or as soon as it is (3.8-3.10; run on import)."""
-    if _DISABLED or sys.version_info >= (3, 11):
-        return
-    if _PACKAGE in sys.modules:
-        adopt()
-    else:
-        _watch.when_imported(_PACKAGE, _adopt_package)
-
-
-__all__ = ["activate", "adopt"]
+__all__ = ["adopt", "patch"]
