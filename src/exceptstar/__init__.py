@@ -26,7 +26,9 @@ if sys.version_info < (3, 11):
 # What __getattr__ returns, for type checkers: without these imports every lazy
 # name would have __getattr__'s type, ``object``.  TYPE_CHECKING is a constant
 # of ours (type checkers treat any such name as true) so that ``typing`` stays
-# unimported.
+# unimported.  The formatting names stand again in _printing.formatting's
+# imports from traceback: each list must be literal, as type checkers follow no
+# computed one, so the copy stays.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from exceptstar._catch import catch, suppress

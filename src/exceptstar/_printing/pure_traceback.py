@@ -134,7 +134,8 @@ class TracebackException(_StdTracebackException):
 
         The interpreter's own method passes these through too; declaring them
         tells type checkers of 3.8-3.10 targets, whose ``from_exception`` has
-        no group options, that they exist.
+        no group options, that they exist.  So the keyword list repeats
+        ``__init__``'s: both are the drop-in API, and ``**kwargs`` would type them away.
         """
         return cls(type(exc), exc, exc.__traceback__, limit=limit, lookup_lines=lookup_lines,
                    capture_locals=capture_locals, compact=compact,
