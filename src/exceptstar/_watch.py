@@ -31,7 +31,9 @@ ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
 }
 # ON_INSTALL: by a global ``install()`` (``run`` and the pytest plugin make one): tools that
 # compile the user's code themselves.
-ON_INSTALL: "Dict[str, Tuple[str, str]]" = {}
+ON_INSTALL: "Dict[str, Tuple[str, str]]" = {
+    "coverage": ("exceptstar._integrations.coverage_plugin", "EXCEPTSTAR_NO_COVERAGE"),
+}
 
 
 class _PatchingLoader:

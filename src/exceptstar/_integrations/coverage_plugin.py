@@ -1,0 +1,139 @@
+"""coverage.py on 3.8-3.10: measuring and reporting modules that use ``except*``.
+
+Measuring needs nothing of ours: the tracer sees the transformed code, whose
+lines are the user's.  Reporting does: coverage reads each file's source
+itself (``ast.parse`` for its statements, branches, exclusions and regions,
+``compile`` for the lines its code can report), and the parser of 3.8-3.10
+rejects ``except*``.  So coverage's source readers get an ``ast`` whose
+``parse`` gives the tree 3.11 gives (a ``TryStar`` node for each starred
+``try``, which coverage's own analysis then treats as that version of
+coverage treats it on 3.11+) and a ``compile`` that compiles ``except*``:
+every report (text, html, xml, json, lcov) counts what coverage counts for
+the same program on native 3.11+.  Nothing is recorded differently, so data
+from 3.8-3.10 runs and from 3.11+ runs combine.
+
+Switched on by ``plugins = ["exceptstar"]`` in coverage's ``[run]`` settings
+(coverage imports ``exceptstar`` and calls ``coverage_init``), which also
+transforms the measured program, main script included (``coverage run
+script.py``); and by a global ``exceptstar.install()`` (``run``, the pytest
+plugin) when coverage is imported (an ``ON_INSTALL`` row).  On 3.11+ it does
+nothing: coverage reads ``except*`` itself, with any of its cores.
+"""
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import ast
+    from types import ModuleType
+    from typing import Any, Optional
+
+NATIVE_SYNTAX = sys.version_info >= (3, 11)
+
+# coverage's modules that call ast.parse on a file's source.
+_READERS = ("parser", "phystokens", "regions")
+
+
+def coverage_init(reg: "Any", options: "Any") -> None:
+    """coverage's entry point for ``plugins = ["exceptstar"]``: its reports, and the measured program."""
+    if NATIVE_SYNTAX:
+        return
+    import coverage
+
+    from exceptstar._compiler.hook import install
+
+    patch(coverage)
+    install()
+
+
+def patch(module: "ModuleType") -> None:
+    """coverage (the package ``module``) reads and compiles ``except*`` from now on."""
+    if NATIVE_SYNTAX:
+        return
+    import importlib
+
+    reader = _reader()
+    for name in _READERS:
+        importlib.import_module(f"{module.__name__}.{name}").ast = reader  # type: ignore[attr-defined]
+    # ByteParser compiles the source for the lines its code reports: it lives
+    # in coverage.parser up to 7.6, in coverage.bytecode after.  A module
+    # global named compile is what its call finds before the builtin.
+    byte_parser = importlib.import_module(f"{module.__name__}.parser").ByteParser
+    sys.modules[byte_parser.__module__].compile = _compile  # type: ignore[attr-defined]
+    from exceptstar._watch import when_imported
+
+    # ``coverage run``'s main script, compiled by coverage's own runner.
+    when_imported(f"{module.__name__}.execfile", _patch_runner)
+
+
+def _patch_runner(execfile: "ModuleType") -> None:
+    execfile.compile = _compile_main  # type: ignore[attr-defined]
+
+
+def _compile(source: "Any", filename: "Any", mode: str, flags: int = 0, dont_inherit: bool = False,
+             optimize: int = -1) -> "Any":
+    """The built-in ``compile`` (coverage never inherits its own future flags), reading ``except*``."""
+    from exceptstar._compiler.transform import compile
+
+    return compile(source, filename, mode, flags, True, optimize)
+
+
+def _compile_main(source: "Any", filename: "Any", mode: str, flags: int = 0, dont_inherit: bool = False,
+                  optimize: int = -1) -> "Any":
+    """``_compile`` for code run as ``__main__`` with the interpreter's builtins, as ``run`` compiles it."""
+    if flags or mode != "exec":
+        return _compile(source, filename, mode, flags, dont_inherit, optimize)
+    from exceptstar._compiler.transform import compile_source
+
+    return compile_source(source, filename, mode, flags, optimize, module=True)[0]
+
+
+_made: "Optional[ModuleType]" = None
+
+
+def _reader() -> "ModuleType":
+    """The ``ast`` module coverage's readers see: ``ast`` itself, but for a ``parse`` that reads
+    ``except*`` and the ``TryStar`` node it gives."""
+    global _made
+    if _made is not None:
+        return _made
+    import ast
+    from types import ModuleType
+
+    class TryStar(ast.stmt):
+        """3.11's node for a ``try`` with ``except*`` clauses."""
+
+        _fields = ("body", "handlers", "orelse", "finalbody")
+
+    def parse(source: "Any", *args: "Any", **kwargs: "Any") -> "ast.AST":
+        from exceptstar._compiler.source import has_except_star
+
+        if args or kwargs or not isinstance(source, str) or not has_except_star(source):
+            return ast.parse(source, *args, **kwargs)
+        from exceptstar._compiler.transform import parse as parse_star
+
+        tree = parse_star(source, "<unknown>")
+        _star_nodes(tree, TryStar)
+        return tree
+
+    made = ModuleType(ast.__name__, ast.__doc__)
+    vars(made).update((key, value) for key, value in vars(ast).items() if not key.startswith("__"))
+    made.parse = parse  # type: ignore[attr-defined]
+    made.TryStar = TryStar  # type: ignore[attr-defined]
+    _made = made
+    return made
+
+
+def _star_nodes(tree: "ast.AST", try_star: "Any") -> None:
+    """Every ``try`` whose handlers exceptstar marked as starred becomes a ``try_star``, in place."""
+    import ast
+
+    for node in ast.walk(tree):
+        for field in node._fields:
+            statements = getattr(node, field, None)
+            if type(statements) is not list:
+                continue
+            for index, child in enumerate(statements):
+                if type(child) is ast.Try and any(getattr(h, "exceptstar_star", False) for h in child.handlers):
+                    statements[index] = ast.copy_location(
+                        try_star(child.body, child.handlers, child.orelse, child.finalbody), child)
