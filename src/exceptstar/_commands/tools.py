@@ -1,9 +1,10 @@
-"""``python -m exceptstar show FILE`` and ``config ruff|mypy|pyright|flake8|black PATH...``.
+"""``python -m exceptstar show FILE`` and ``config ruff|mypy|pyright|flake8|black|coverage PATH...``.
 
 Linters and type checkers refuse ``except*`` when they target a version
 below 3.11, and none can be told to accept it.  ``config`` prints the settings
 that make each tool check the files that use ``except*`` (found as ``check``
-finds them) as 3.11 code, or leave them out, and everything else as before;
+finds them) as 3.11 code, or leave them out, and everything else as before
+(for coverage: the plugin that makes its reports read them on 3.8-3.10);
 ``show`` prints what actually runs on 3.8-3.10, for debugging and for tools
 that must see plain Python.  ``catch()`` needs none of this: it is plain code
 that every tool checks for every target.
@@ -17,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import ast
     from typing import Dict, List
 
-TOOLS = ("ruff", "mypy", "pyright", "flake8", "black")
+TOOLS = ("ruff", "mypy", "pyright", "flake8", "black", "coverage")
 
 
 # --- show -------------------------------------------------------------------------
@@ -82,7 +83,7 @@ def config(tool: str, paths: "List[str]") -> int:
         sys.stderr.write("exceptstar config: no file uses except*; nothing to configure\n")
         return 0
     text = {"ruff": _ruff, "mypy": _mypy, "pyright": _pyright,
-            "flake8": _flake8, "black": _black}[tool](files)
+            "flake8": _flake8, "black": _black, "coverage": _coverage}[tool](files)
     sys.stdout.write(text)
     return 0
 
@@ -183,3 +184,16 @@ def _black(files: "List[str]") -> str:
     return ("# pyproject.toml: only where black runs on Python 3.8-3.10\n"
             "[tool.black]\n"
             f"force-exclude = '^/({pattern})$'\n")
+
+
+def _coverage(files: "List[str]") -> str:
+    # One setting for every file: the plugin (exceptstar.coverage_init) reads
+    # except* wherever coverage meets it, and does nothing on 3.11+.  Before
+    # 3.11 coverage reads pyproject.toml only with tomli (coverage[toml]).
+    return ("# pyproject.toml (read on 3.8-3.10 with coverage[toml] installed)\n"
+            "[tool.coverage.run]\n"
+            "plugins = [\"exceptstar\"]\n"
+            "\n"
+            "# or .coveragerc ([coverage:run] in setup.cfg or tox.ini)\n"
+            "[run]\n"
+            "plugins = exceptstar\n")

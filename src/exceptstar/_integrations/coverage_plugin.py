@@ -109,7 +109,7 @@ def _reader() -> "ModuleType":
         from exceptstar._compiler.source import has_except_star
 
         if args or kwargs or not isinstance(source, str) or not has_except_star(source):
-            return ast.parse(source, *args, **kwargs)
+            return ast.parse(source, *args, **kwargs)  # type: ignore[no-any-return]
         from exceptstar._compiler.transform import parse as parse_star
 
         tree = parse_star(source, "<unknown>")
