@@ -5,9 +5,9 @@ lines are the user's.  Reporting does: coverage reads each file's source
 itself (``ast.parse`` for its statements, branches, exclusions and regions,
 ``compile`` for the lines its code can report), and the parser of 3.8-3.10
 rejects ``except*``.  So coverage's source readers get an ``ast`` whose
-``parse`` gives the tree 3.11 gives (a ``TryStar`` node for each starred
-``try``, which coverage's own analysis then treats as that version of
-coverage treats it on 3.11+) and a ``compile`` that compiles ``except*``:
+``parse`` gives the tree 3.11 gives (``ast311``: a ``TryStar`` node for each
+starred ``try``, which coverage's own analysis then treats as that version
+of coverage treats it on 3.11+) and a ``compile`` that compiles ``except*``:
 every report (text, html, xml, json, lcov) counts what coverage counts for
 the same program on native 3.11+.  Nothing is recorded differently, so data
 from 3.8-3.10 runs and from 3.11+ runs combine.
@@ -24,9 +24,8 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    import ast
     from types import ModuleType
-    from typing import Any, Optional
+    from typing import Any
 
 NATIVE_SYNTAX = sys.version_info >= (3, 11)
 
@@ -52,7 +51,9 @@ def patch(module: "ModuleType") -> None:
         return
     import importlib
 
-    reader = _reader()
+    from exceptstar._integrations.ast311 import reader as ast_reader
+
+    reader = ast_reader()
     for name in _READERS:
         importlib.import_module(f"{module.__name__}.{name}").ast = reader  # type: ignore[attr-defined]
     # ByteParser compiles the source for the lines its code reports: it lives
@@ -86,54 +87,3 @@ def _compile_main(source: "Any", filename: "Any", mode: str, flags: int = 0, don
     from exceptstar._compiler.transform import compile_source
 
     return compile_source(source, filename, mode, flags, optimize, module=True)[0]
-
-
-_made: "Optional[ModuleType]" = None
-
-
-def _reader() -> "ModuleType":
-    """The ``ast`` module coverage's readers see: ``ast`` itself, but for a ``parse`` that reads
-    ``except*`` and the ``TryStar`` node it gives."""
-    global _made
-    if _made is not None:
-        return _made
-    import ast
-    from types import ModuleType
-
-    class TryStar(ast.stmt):
-        """3.11's node for a ``try`` with ``except*`` clauses."""
-
-        _fields = ("body", "handlers", "orelse", "finalbody")
-
-    def parse(source: "Any", *args: "Any", **kwargs: "Any") -> "ast.AST":
-        from exceptstar._compiler.source import has_except_star
-
-        if args or kwargs or not isinstance(source, str) or not has_except_star(source):
-            return ast.parse(source, *args, **kwargs)  # type: ignore[no-any-return]
-        from exceptstar._compiler.transform import parse as parse_star
-
-        tree = parse_star(source, "<unknown>")
-        _star_nodes(tree, TryStar)
-        return tree
-
-    made = ModuleType(ast.__name__, ast.__doc__)
-    vars(made).update((key, value) for key, value in vars(ast).items() if not key.startswith("__"))
-    made.parse = parse  # type: ignore[attr-defined]
-    made.TryStar = TryStar  # type: ignore[attr-defined]
-    _made = made
-    return made
-
-
-def _star_nodes(tree: "ast.AST", try_star: "Any") -> None:
-    """Every ``try`` whose handlers exceptstar marked as starred becomes a ``try_star``, in place."""
-    import ast
-
-    for node in ast.walk(tree):
-        for field in node._fields:
-            statements = getattr(node, field, None)
-            if type(statements) is not list:
-                continue
-            for index, child in enumerate(statements):
-                if type(child) is ast.Try and any(getattr(h, "exceptstar_star", False) for h in child.handlers):
-                    statements[index] = ast.copy_location(
-                        try_star(child.body, child.handlers, child.orelse, child.finalbody), child)
