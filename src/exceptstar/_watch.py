@@ -33,6 +33,7 @@ ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
 # compile the user's code themselves.
 ON_INSTALL: "Dict[str, Tuple[str, str]]" = {
     "coverage": ("exceptstar._integrations.coverage_plugin", "EXCEPTSTAR_NO_COVERAGE"),
+    "sphinx": ("exceptstar._integrations.sphinx", "EXCEPTSTAR_NO_SPHINX"),
 }
 
 
