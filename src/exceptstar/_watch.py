@@ -34,6 +34,7 @@ ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
 ON_INSTALL: "Dict[str, Tuple[str, str]]" = {
     "coverage": ("exceptstar._integrations.coverage_plugin", "EXCEPTSTAR_NO_COVERAGE"),
     "sphinx": ("exceptstar._integrations.sphinx", "EXCEPTSTAR_NO_SPHINX"),
+    "inspect": ("exceptstar._integrations.ast311", "EXCEPTSTAR_NO_INSPECT"),
 }
 
 

@@ -19,7 +19,7 @@ import re
 import subprocess
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -202,9 +202,15 @@ def require(module: str) -> None:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        if os.environ.get("EXCEPTSTAR_REQUIRE_LINT") or os.environ.get("CI"):
-            pytest.fail(f"{module} is not installed in this environment")
-        pytest.skip(f"{module} is not installed in this environment")
+        missing(f"{module} is not installed in this environment")
+
+
+def missing(what: str) -> NoReturn:
+    """Skip for a missing tool, or fail where the environments must have it (the matrix's linting
+    environments, CI)."""
+    if os.environ.get("EXCEPTSTAR_REQUIRE_LINT") or os.environ.get("CI"):
+        pytest.fail(what)
+    pytest.skip(what)
 
 
 def write(folder: Path) -> Path:

@@ -8,6 +8,11 @@ but for ``parse``, which reads ``except*`` through exceptstar (its SyntaxErrors
 are CPython 3.13's) and gives the tree 3.11 gives: a ``TryStar`` node for
 each starred ``try``, so that the tool's own code treats it as it treats
 3.11's (a visitor method ``visit_TryStar``, or none).
+
+``patch(module)`` gives a module that reads source only through
+``ast.parse`` the reader: the standard library's ``inspect`` (an
+``ON_INSTALL`` row: from 3.9 ``getsource`` of a class parses its whole
+module), Sphinx's readers (``sphinx``).
 """
 
 TYPE_CHECKING = False
@@ -19,6 +24,11 @@ if TYPE_CHECKING:  # pragma: no cover
 _made: "Optional[ModuleType]" = None
 
 _PyCF_TYPE_COMMENTS = 0x1000
+
+
+def patch(module: "ModuleType") -> None:
+    """``module``'s global ``ast`` becomes ``reader()``."""
+    module.ast = reader()  # type: ignore[attr-defined]
 
 
 def reader() -> "ModuleType":

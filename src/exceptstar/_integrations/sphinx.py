@@ -7,7 +7,8 @@ but Sphinx also reads their source itself, with ``ast.parse``, and on
 pages (the same analysis), type comments and ``autodoc_preserve_defaults``
 of functions that use ``except*`` are lost.  Those modules get an ``ast``
 whose ``parse`` gives 3.11's tree (``ast311``), so Sphinx reads them as it
-does on 3.11+.  An ``ON_INSTALL`` row: switched on by a global
+does on 3.11+ (the source of a class, from ``inspect``, is ``ast311``'s own
+row).  An ``ON_INSTALL`` row: switched on by a global
 ``install()`` once Sphinx is imported (``conf.py`` runs inside Sphinx).
 """
 
@@ -29,10 +30,4 @@ def patch(module: "ModuleType") -> None:
     from exceptstar._watch import when_imported
 
     for name in _READERS:
-        when_imported(f"{module.__name__}.{name}", _give_reader)
-
-
-def _give_reader(reader: "ModuleType") -> None:
-    from exceptstar._integrations.ast311 import reader as ast_reader
-
-    reader.ast = ast_reader()  # type: ignore[attr-defined]
+        when_imported(f"{module.__name__}.{name}", "exceptstar._integrations.ast311:patch")
