@@ -3,7 +3,8 @@
 Owns: reading source and finding ``except*`` (``source``), CPython's SyntaxErrors
 for its misuses (``syntax``), the AST rewrite of a starred ``try`` (``rewrite``),
 source -> checked tree -> code (``transform``), the builtin the rewritten code
-calls (``runtime``), 3.9's ``ast.unparse`` for 3.8 (``unparse``), and the import
+calls (``runtime``), 3.9's ``ast.unparse`` for 3.8 (``unparse``, with
+``literals`` and ``precedence``), and the import
 hook with its bytecode cache (``hook``).
 
 May import: the core (the top-level ``exceptstar._*`` modules) and the standard

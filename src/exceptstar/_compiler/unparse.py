@@ -15,32 +15,11 @@ import ast
 import sys
 
 from exceptstar._compiler.literals import ALL, BARE, LINES, QUOTES, TRIPLE, braces, escaped, quoted, string
+from exceptstar._compiler.precedence import ATOM, BOR, CMP, OPERATORS, OR, TEST, TUPLE, YIELD, precedence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Dict, List, Optional, Sequence, Union
-
-# How tightly each kind of expression binds, loosest first.  An expression is
-# parenthesised where its context asks for more than it binds with.
-(TUPLE, YIELD, TEST, OR, AND, NOT, CMP, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, POWER, AWAIT,
- ATOM) = range(17)
-
-# Operator node name -> (text, precedence of the expression it makes).
-_OPERATORS = {
-    "Or": ("or", OR), "And": ("and", AND), "Not": ("not", NOT),
-    "BitOr": ("|", BOR), "BitXor": ("^", BXOR), "BitAnd": ("&", BAND), "LShift": ("<<", SHIFT),
-    "RShift": (">>", SHIFT), "Add": ("+", ARITH), "Sub": ("-", ARITH), "Mult": ("*", TERM),
-    "MatMult": ("@", TERM), "Div": ("/", TERM), "Mod": ("%", TERM), "FloorDiv": ("//", TERM),
-    "UAdd": ("+", FACTOR), "USub": ("-", FACTOR), "Invert": ("~", FACTOR), "Pow": ("**", POWER),
-    "Eq": ("==", CMP), "NotEq": ("!=", CMP), "Lt": ("<", CMP), "LtE": ("<=", CMP), "Gt": (">", CMP),
-    "GtE": (">=", CMP), "Is": ("is", CMP), "IsNot": ("is not", CMP), "In": ("in", CMP),
-    "NotIn": ("not in", CMP),
-}
-
-# Expressions without an operator that bind more loosely than an atom.  A
-# tuple writes its own parentheses (3.9 always does), so it counts as an atom.
-_PRECEDENCE = {"NamedExpr": TUPLE, "Yield": YIELD, "YieldFrom": YIELD, "Lambda": TEST, "IfExp": TEST,
-               "Compare": CMP, "Await": AWAIT}
 
 _BRACKETS = {"ListComp": "[]", "SetComp": "{}", "GeneratorExp": "()"}
 
@@ -60,11 +39,6 @@ def _optional(node: "ast.AST", field: str) -> "Any":
     return getattr(node, field, None)
 
 
-def _precedence(node: "ast.AST") -> int:
-    op = _optional(node, "op")
-    return _OPERATORS[type(op).__name__][1] if op is not None else _PRECEDENCE.get(type(node).__name__, ATOM)
-
-
 class _Unparser:
     """Statements append lines to ``lines``; expressions are returned as text."""
 
@@ -82,7 +56,7 @@ class _Unparser:
 
     def expr(self, node: "ast.AST", context: int = TEST) -> str:
         text: str = getattr(self, "visit_" + type(node).__name__)(node)
-        return f"({text})" if _precedence(node) < context else text
+        return f"({text})" if precedence(node) < context else text
 
     def exprs(self, nodes: "Sequence[ast.AST]", context: int = TEST) -> str:
         return ", ".join(self.expr(node, context) for node in nodes)
@@ -165,7 +139,7 @@ class _Unparser:
         self.line(targets + self.expr(node.value) + self.type_comment(node))
 
     def visit_AugAssign(self, node: "ast.AugAssign") -> None:
-        operator = _OPERATORS[type(node.op).__name__][0]
+        operator = OPERATORS[type(node.op).__name__][0]
         self.line(f"{self.expr(node.target)} {operator}= {self.expr(node.value)}")
 
     def visit_AnnAssign(self, node: "ast.AnnAssign") -> None:
@@ -262,26 +236,26 @@ class _Unparser:
     # --- expressions ------------------------------------------------------------
 
     def visit_BoolOp(self, node: "ast.BoolOp") -> str:
-        text, level = _OPERATORS[type(node.op).__name__]
+        text, level = OPERATORS[type(node.op).__name__]
         # 3.9 asks each operand for one level more than the one before it, up to an atom.
         return f" {text} ".join(self.expr(value, min(level + index, ATOM))
                                 for index, value in enumerate(node.values, 1))
 
     def visit_BinOp(self, node: "ast.BinOp") -> str:
-        text, level = _OPERATORS[type(node.op).__name__]
+        text, level = OPERATORS[type(node.op).__name__]
         # The side that would regroup needs parentheses at the same level:
         # the right one, except for ** which groups from the right.
         left, right = (level + 1, level) if text == "**" else (level, level + 1)
         return f"{self.expr(node.left, left)} {text} {self.expr(node.right, right)}"
 
     def visit_UnaryOp(self, node: "ast.UnaryOp") -> str:
-        text, level = _OPERATORS[type(node.op).__name__]
+        text, level = OPERATORS[type(node.op).__name__]
         return ("not " if text == "not" else text) + self.expr(node.operand, level)
 
     def visit_Compare(self, node: "ast.Compare") -> str:
         parts = [self.expr(node.left, CMP + 1)]
         for op, value in zip(node.ops, node.comparators):
-            parts += [_OPERATORS[type(op).__name__][0], self.expr(value, CMP + 1)]
+            parts += [OPERATORS[type(op).__name__][0], self.expr(value, CMP + 1)]
         return " ".join(parts)
 
     def visit_NamedExpr(self, node: "ast.NamedExpr") -> str:
