@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from exceptstar._catch import catch, suppress
     from exceptstar._compiler.hook import install, uninstall
     from exceptstar._compiler.transform import compile
+    from exceptstar._integrations.coverage_plugin import coverage_init
     from exceptstar._integrations.ipython import load_ipython_extension, unload_ipython_extension
     from exceptstar._printing.formatting import (
         TracebackException,
@@ -53,6 +54,7 @@ _LAZY = {
     "uninstall": "._compiler.hook",
     "load_ipython_extension": "._integrations.ipython",  # %load_ext exceptstar
     "unload_ipython_extension": "._integrations.ipython",
+    "coverage_init": "._integrations.coverage_plugin",  # plugins = ["exceptstar"] in coverage's settings
     "TracebackException": "._printing.formatting",
     "format_exception": "._printing.formatting",
     "format_exception_only": "._printing.formatting",
@@ -89,6 +91,7 @@ __all__ = [
     "add_note",
     "catch",
     "compile",
+    "coverage_init",
     "format_exc",
     "format_exception",
     "format_exception_only",
