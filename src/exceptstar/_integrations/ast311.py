@@ -67,15 +67,24 @@ def reader() -> "ModuleType":
 
 
 def _star_nodes(tree: "ast.AST", try_star: "Any") -> None:
-    """Every ``try`` whose handlers exceptstar marked as starred becomes a ``try_star``, in place."""
+    """Every ``try`` whose handlers exceptstar marked as starred becomes a ``try_star``, in place.
+
+    Statements are only in statement lists: those are walked, never the
+    expressions, which are most of a tree's nodes.
+    """
     import ast
 
-    for node in ast.walk(tree):
-        for field in node._fields:
-            statements = getattr(node, field, None)
-            if type(statements) is not list:
-                continue
-            for index, child in enumerate(statements):
-                if type(child) is ast.Try and any(getattr(h, "exceptstar_star", False) for h in child.handlers):
-                    statements[index] = ast.copy_location(
-                        try_star(child.body, child.handlers, child.orelse, child.finalbody), child)
+    body = getattr(tree, "body", None)
+    todo = [body] if type(body) is list else []
+    while todo:
+        statements = todo.pop()
+        for index, node in enumerate(statements):
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if type(block) is list:
+                    todo.append(block)
+            todo.extend(clause.body for clause in getattr(node, "handlers", ()))
+            todo.extend(case.body for case in getattr(node, "cases", ()))
+            if type(node) is ast.Try and any(getattr(h, "exceptstar_star", False) for h in node.handlers):
+                statements[index] = ast.copy_location(
+                    try_star(node.body, node.handlers, node.orelse, node.finalbody), node)

@@ -68,22 +68,16 @@ def patch(module: "ModuleType") -> None:
 
 
 def _patch_runner(execfile: "ModuleType") -> None:
-    execfile.compile = _compile_main  # type: ignore[attr-defined]
+    execfile.compile = _compile  # type: ignore[attr-defined]
 
 
 def _compile(source: "Any", filename: "Any", mode: str, flags: int = 0, dont_inherit: bool = False,
              optimize: int = -1) -> "Any":
-    """The built-in ``compile`` (coverage never inherits its own future flags), reading ``except*``."""
-    from exceptstar._compiler.transform import compile
+    """The built-in ``compile`` as coverage calls it (never inheriting its own future flags), reading
+    ``except*``: for code run as ``__main__`` with the interpreter's builtins (``coverage run``'s
+    script), or only looked at (the lines of its line table), as ``run`` compiles a script."""
+    from exceptstar._compiler.transform import compile, compile_source
 
-    return compile(source, filename, mode, flags, True, optimize)
-
-
-def _compile_main(source: "Any", filename: "Any", mode: str, flags: int = 0, dont_inherit: bool = False,
-                  optimize: int = -1) -> "Any":
-    """``_compile`` for code run as ``__main__`` with the interpreter's builtins, as ``run`` compiles it."""
     if flags or mode != "exec":
-        return _compile(source, filename, mode, flags, dont_inherit, optimize)
-    from exceptstar._compiler.transform import compile_source
-
+        return compile(source, filename, mode, flags, True, optimize)
     return compile_source(source, filename, mode, flags, optimize, module=True)[0]
