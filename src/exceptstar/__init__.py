@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from exceptstar._compiler.transform import compile
     from exceptstar._integrations.coverage_plugin import coverage_init
     from exceptstar._integrations.ipython import load_ipython_extension, unload_ipython_extension
+    from exceptstar._leaves import collapse, leaf_exceptions
     from exceptstar._printing.formatting import (
         TracebackException,
         format_exc,
@@ -49,6 +50,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _LAZY = {
     "catch": "._catch",
     "suppress": "._catch",
+    "leaf_exceptions": "._leaves",
+    "collapse": "._leaves",
     "compile": "._compiler.transform",
     "install": "._compiler.hook",
     "uninstall": "._compiler.hook",
@@ -90,12 +93,14 @@ __all__ = [
     "__version__",
     "add_note",
     "catch",
+    "collapse",
     "compile",
     "coverage_init",
     "format_exc",
     "format_exception",
     "format_exception_only",
     "install",
+    "leaf_exceptions",
     "load_ipython_extension",
     "print_exc",
     "print_exception",
