@@ -1,0 +1,253 @@
+"""Working with the leaves of exception groups: ``leaf_exceptions()`` and ``collapse()``.
+
+A leaf's own ``__traceback__`` runs from where it was raised to where it
+was caught; the frames above hang on each group that encloses it.
+``leaf_exceptions`` joins them into one traceback per leaf, made of new
+``types.TracebackType`` entries, so that no exception changes.  ``collapse``
+re-raises the one real error of a group (the failed child of a task group
+whose other children were cancelled) with that whole traceback.
+
+Both take any group: ours, the built-in ones, the ``exceptiongroup``
+backport's (``_classes.group_classes()``).  Walks are loops, not
+recursion, as every walk over groups in the core.
+"""
+
+from types import TracebackType
+
+from exceptstar import _frames, _handled
+from exceptstar._catch import _chain, _Settle
+from exceptstar._classes import group_classes
+from exceptstar._notes import add_note
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Callable, Iterator, List, Optional, Set, Tuple, Type, TypeVar, Union
+
+    from exceptstar._classes import BaseExceptionGroup
+
+    _E = TypeVar("_E", bound=BaseException)
+    _F = TypeVar("_F", bound=Callable[..., Any])
+    _Leaf = Tuple[BaseException, Optional[TracebackType]]
+    _ExcType = Optional[Type[BaseException]]
+    _Ignore = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
+
+# typing.overload for type checkers; at run time (no ``typing`` import) the last
+# definition is the function.  In this order linters see typing's decorator.
+if not TYPE_CHECKING:
+    def overload(func: object) -> object:
+        return func
+else:  # pragma: no cover
+    from typing import overload
+
+
+def _entries(tb: "Optional[TracebackType]") -> "Iterator[TracebackType]":
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+def _linked(entries: "List[TracebackType]", tail: "Optional[TracebackType]") -> "Optional[TracebackType]":
+    """New entries for the frames, lines and instructions of ``entries``, in order, ending with ``tail``."""
+    for entry in reversed(entries):
+        lineno = entry.tb_lineno
+        # 3.12+ reads None where no line is known; -1 asks it to compute the line again.
+        tail = TracebackType(tail, entry.tb_frame, entry.tb_lasti, -1 if lineno is None else lineno)
+    return tail
+
+
+@overload
+def leaf_exceptions(group: "BaseExceptionGroup[_E]") -> "List[Tuple[_E, Optional[TracebackType]]]": ...
+@overload
+def leaf_exceptions(group: "_E") -> "List[Tuple[_E, Optional[TracebackType]]]": ...
+def leaf_exceptions(group: BaseException) -> "List[_Leaf]":  # type: ignore[misc]
+    """Every leaf exception of ``group``, depth first, each with its whole traceback.
+
+    A leaf's traceback runs from the first frame of the outermost group's
+    traceback, through those of every group that encloses the leaf, to the
+    leaf's own frames: what the interpreter shows above and at the leaf when
+    it prints the group.  It is made of new traceback entries (the leaf's own
+    chain is shared as its tail): no exception, no traceback changes, so
+    ``traceback.print_exception(leaf, tb=tb)`` (3.10+; ``type(leaf), leaf,
+    tb`` before), ``pdb.post_mortem(tb)`` and ``logging``'s ``exc_info=(type(leaf), leaf, tb)``
+    take it as it is.  A group without a traceback (never raised) adds no
+    frames; a leaf whose groups and itself have none gets None.
+
+    A subgroup that appears twice in the tree (the same object) is walked
+    once, the first time, by identity; a plain exception that is a member of
+    two groups is a leaf of each, with the traceback of its place there.
+    ``group`` itself may be a plain exception: ``[(group, group.__traceback__)]``.
+
+    This is PEP 785's ``BaseExceptionGroup.leaf_exceptions()`` as its open
+    revision (python/peps PR #4568) proposes it, where the draft and the
+    revision disagree: the draft returns the leaves alone and, by default
+    (``fix_tracebacks=True``), replaces each leaf's ``__traceback__`` with the
+    composite one; the revision, followed here, returns ``(exception,
+    traceback)`` pairs and changes nothing.
+    """
+    classes = group_classes()
+    if not isinstance(group, classes):
+        return [(group, group.__traceback__)]
+    leaves: List[_Leaf] = []
+    # The tree holds every node, so ids stay unique while this runs.
+    seen: Set[int] = {id(group)}
+    path: List[List[TracebackType]] = [list(_entries(group.__traceback__))]
+    pending: List[Iterator[BaseException]] = [iter(group.exceptions)]  # type: ignore[attr-defined]
+    while pending:
+        for exc in pending[-1]:
+            if isinstance(exc, classes):
+                if id(exc) not in seen:
+                    seen.add(id(exc))
+                    path.append(list(_entries(exc.__traceback__)))
+                    pending.append(iter(exc.exceptions))  # type: ignore[attr-defined]
+                    break
+            else:
+                above = [entry for entries in path for entry in entries]
+                leaves.append((exc, _linked(above, exc.__traceback__)))
+        else:
+            pending.pop()
+            path.pop()
+    return leaves
+
+
+def _check_ignore(ignore: object) -> None:
+    classes = ignore if isinstance(ignore, tuple) else (ignore,)
+    for cls in classes:
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            raise TypeError(
+                "collapse() ignore must be an exception class or a tuple of exception classes, "
+                f"not {type(ignore).__name__ if not isinstance(ignore, tuple) else 'a tuple holding ' + repr(cls)}"
+            )
+
+
+def _the_one(group: BaseException, ignore: "_Ignore") -> "Optional[_Leaf]":
+    """The one leaf left of ``group`` without the instances of ``ignore``, if exactly one is (as an object)."""
+    found: Optional[_Leaf] = None
+    for leaf, tb in leaf_exceptions(group):
+        if isinstance(leaf, ignore):
+            continue
+        if found is None:
+            found = (leaf, tb)
+        elif found[0] is not leaf:
+            return None
+    return found
+
+
+def _collapsed(group: BaseException, leaf: BaseException, tb: "Optional[TracebackType]") -> BaseException:
+    """``leaf`` made ready for a bare ``raise`` out of ``group``'s place (see ``collapse``)."""
+    leaf.__traceback__ = _linked([entry for entry in _entries(tb) if not _frames.is_own(entry)], None)
+    if leaf.__context__ is None:
+        _chain(leaf, group)
+    else:
+        add_note(leaf, f"(collapsed from {type(group).__name__}({group.message!r}), its one error)")  # type: ignore[attr-defined]
+    return leaf
+
+
+def _outcome(exc: BaseException, ignore: "_Ignore") -> BaseException:
+    """What the decorated function's caller gets instead of ``exc``: the one leaf, or ``exc`` without our frames."""
+    _frames.strip(exc)
+    if isinstance(exc, group_classes()):
+        found = _the_one(exc, ignore)
+        if found is not None:
+            return _collapsed(exc, *found)
+    return exc
+
+
+class collapse:
+    """Raise the one real error of an exception group in its place, in a ``with`` block or a function.
+
+    ``with exceptstar.collapse(ignore=asyncio.CancelledError):`` (also
+    ``async with``, and ``@exceptstar.collapse()`` on a function or a
+    coroutine function): when a group (ours, built-in, the backport's)
+    leaves the block and its leaves (``leaf_exceptions``), once those that are
+    instances of ``ignore`` are dropped, are exactly one exception, that
+    exception is raised instead of the group:
+
+    - with its composite traceback: the frames of every group above it, then
+      its own (none of exceptstar's); the ``with`` statement's line comes
+      first, as for any exception raised by ``__exit__``;
+    - with its own ``__cause__``, ``__context__`` and ``__suppress_context__``;
+    - with the group reachable: as its ``__context__`` if it had none (what
+      ``raise leaf`` in an ``except`` clause for the group would set), otherwise
+      through a note naming the group, since its own context is kept.
+
+    Anything else propagates unchanged: a plain exception (a bare ``raise``
+    of one passes through untouched), a group of several errors, a group
+    whose leaves are all ignored (every child cancelled).  The decorator
+    lets nothing of its own frame into either traceback.
+
+    An exception that arrives while this runs (a ``KeyboardInterrupt``) propagates
+    with the group as its ``__context__``.
+    """
+
+    __slots__ = ("_ignore",)
+
+    def __init__(self, *, ignore: "_Ignore" = ()) -> None:
+        _check_ignore(ignore)
+        self._ignore = ignore
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "Optional[TracebackType]") -> bool:
+        if exc is None or not isinstance(exc, group_classes()):
+            return False
+        try:
+            found = _the_one(exc, self._ignore)
+            if found is None:
+                return False
+            leaf = _collapsed(exc, *found)
+        except BaseException as interrupt:
+            # The group is this one's context already: the handled exception here.
+            _handled.set_handled(_frames.strip(interrupt))
+            raise
+        found = exc = None  # type: ignore[assignment]  # no cycle through this frame
+        try:
+            raise _Settle
+        except _Settle:
+            # A bare raise adds no entry for this frame; the state set here ends with this block.
+            _handled.set_handled(leaf)
+            leaf = None  # type: ignore[assignment]
+            raise
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "Optional[TracebackType]") -> bool:
+        return self.__exit__(exc_type, exc, tb)
+
+    def __call__(self, func: "_F") -> "_F":
+        import functools
+        import inspect
+
+        ignore = self._ignore
+        if inspect.iscoroutinefunction(func):
+            @functools.wraps(func)
+            async def collapsing_async(*args: "Any", **kwargs: "Any") -> "Any":
+                try:
+                    return await func(*args, **kwargs)
+                except BaseException as error:
+                    try:
+                        chosen = _outcome(error, ignore)
+                    except BaseException as interrupt:
+                        chosen = _frames.strip(interrupt)
+                    _handled.set_handled(chosen)
+                    chosen = None  # type: ignore[assignment]
+                    raise
+
+            return collapsing_async  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def collapsing(*args: "Any", **kwargs: "Any") -> "Any":
+            try:
+                return func(*args, **kwargs)
+            except BaseException as error:
+                try:
+                    chosen = _outcome(error, ignore)
+                except BaseException as interrupt:
+                    chosen = _frames.strip(interrupt)
+                _handled.set_handled(chosen)
+                chosen = None  # type: ignore[assignment]
+                raise
+
+        return collapsing  # type: ignore[return-value]
+
