@@ -142,13 +142,17 @@ def _collapsed(group: BaseException, leaf: BaseException, tb: "Optional[Tracebac
     return leaf
 
 
+def _one_of(group: BaseException, ignore: "_Ignore") -> "Optional[BaseException]":
+    """The one leaf of ``group`` made ready to be raised in its place, or None: ``group`` goes on as it is."""
+    found = _the_one(group, ignore)
+    return None if found is None else _collapsed(group, *found)
+
+
 def _outcome(exc: BaseException, ignore: "_Ignore") -> BaseException:
     """What the decorated function's caller gets instead of ``exc``: the one leaf, or ``exc`` without our frames."""
     _frames.strip(exc)
     if isinstance(exc, group_classes()):
-        found = _the_one(exc, ignore)
-        if found is not None:
-            return _collapsed(exc, *found)
+        return _one_of(exc, ignore) or exc
     return exc
 
 
@@ -192,28 +196,41 @@ class collapse:
         if exc is None or not isinstance(exc, group_classes()):
             return False
         try:
-            found = _the_one(exc, self._ignore)
-            if found is None:
-                return False
-            leaf = _collapsed(exc, *found)
+            leaf = _one_of(exc, self._ignore)
         except BaseException as interrupt:
-            # The group is this one's context already: the handled exception here.
-            _handled.set_handled(_frames.strip(interrupt))
-            raise
-        found = exc = None  # type: ignore[assignment]  # no cycle through this frame
+            # Raised here, so the group is its context already.
+            leaf = _frames.strip(interrupt)
+        if leaf is None:
+            return False
+        exc = None  # no cycle through this frame
         try:
             raise _Settle
         except _Settle:
-            # A bare raise adds no entry for this frame; the state set here ends with this block.
+            # A bare raise adds no entry for this frame; what is handled here is restored when this block ends.
             _handled.set_handled(leaf)
-            leaf = None  # type: ignore[assignment]
+            leaf = None
             raise
 
     async def __aenter__(self) -> None:
         return None
 
+    # __exit__'s body again: a call to it would put this frame in the traceback.
     async def __aexit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "Optional[TracebackType]") -> bool:
-        return self.__exit__(exc_type, exc, tb)
+        if exc is None or not isinstance(exc, group_classes()):
+            return False
+        try:
+            leaf = _one_of(exc, self._ignore)
+        except BaseException as interrupt:
+            leaf = _frames.strip(interrupt)
+        if leaf is None:
+            return False
+        exc = None
+        try:
+            raise _Settle
+        except _Settle:
+            _handled.set_handled(leaf)
+            leaf = None
+            raise
 
     def __call__(self, func: "_F") -> "_F":
         import functools

@@ -1,0 +1,378 @@
+"""``exceptstar.collapse``: the one real error of a group raised in its place.
+
+The ``with``/``async with`` forms and the decorator (sync, async): which
+exception leaves, its traceback (the frames of every group above it, none of
+exceptstar's), its own cause and context, where the group is; what
+propagates unchanged; the handled exception afterwards; an interrupt inside;
+task groups of asyncio (exceptstar's on 3.8-3.10, the built-in on 3.11+),
+anyio (both backends) and Trio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from types import TracebackType
+from typing import Any, List, Optional, Tuple
+
+import pytest
+from support.leaves_trees import entries
+
+import exceptstar
+from exceptstar import BaseExceptionGroup, ExceptionGroup, collapse, leaf_exceptions
+from exceptstar._frames import is_own
+
+Entry = Tuple[Any, int, int]
+
+
+def chain(tb: Optional[TracebackType]) -> List[Entry]:
+    return [(e.tb_frame, e.tb_lineno, e.tb_lasti) for e in entries(tb)]
+
+
+def names(tb: Optional[TracebackType]) -> List[str]:
+    return [e.tb_frame.f_code.co_name for e in entries(tb)]
+
+
+def fail(exc: BaseException) -> None:
+    raise exc
+
+
+def grouped(*errors: BaseException, message: str = "tasks") -> None:
+    """Raise ``errors`` (each raised first) in a group, inside a group of one: a nursery within a nursery."""
+    caught = []
+    for error in errors:
+        try:
+            fail(error)
+        except BaseException as exc:
+            caught.append(exc)
+    try:
+        raise BaseExceptionGroup(message, caught)
+    except BaseExceptionGroup as inner:
+        raise BaseExceptionGroup("outer", [inner])  # noqa: B904  # the context is what a nursery gives too
+
+
+# The functions of a leaf's path from run_grouped: the outer group raised, the inner one raised, the leaf raised.
+PATH = ["run_grouped", "grouped", "grouped", "grouped", "fail"]
+
+
+class Seen:
+    """What the body saw of the group before it left the block: the group, its leaves, its traceback."""
+
+    group: BaseException
+    leaves: List[Tuple[BaseException, Optional[TracebackType]]]
+    tb: List[Entry]
+
+
+def run_grouped(seen: Seen, *errors: BaseException) -> None:
+    try:
+        grouped(*errors)
+    except BaseException as group:
+        seen.group, seen.leaves, seen.tb = group, leaf_exceptions(group), chain(group.__traceback__)
+        raise
+
+
+def test_with_raises_the_one_leaf_with_its_whole_traceback() -> None:
+    seen = Seen()
+    error = ValueError("real")
+    start = sys._getframe().f_lineno
+    with pytest.raises(ValueError) as info:
+        with collapse():
+            run_grouped(seen, error)
+    assert info.value is error
+    tb = error.__traceback__
+    # First the with statement's own entry (the interpreter adds it for __exit__), then the leaf's whole path.
+    here = sys._getframe()
+    assert entries(tb)[0].tb_frame is here
+    # The group's entry for this frame (seen in run_grouped, the group had not reached it yet).
+    assert entries(tb)[1].tb_frame is here and entries(tb)[1].tb_lineno == start + 3
+    assert chain(tb)[2:] == chain(seen.leaves[0][1])
+    assert names(tb)[2:] == PATH
+    assert not any(is_own(e) for e in entries(tb))
+    # The group is its context (it had none), as ``raise leaf`` in an except clause would set; nothing else changed.
+    assert error.__context__ is seen.group and error.__cause__ is None and not error.__suppress_context__
+    assert chain(seen.group.__traceback__)[1:] == seen.tb  # and the entry for this frame
+    assert not hasattr(error, "__notes__")
+
+
+def test_own_cause_and_context_are_kept() -> None:
+    seen = Seen()
+    cause, context = KeyError("cause"), OSError("context")
+    caused = ValueError("caused")
+    caused.__cause__ = cause
+    caused.__suppress_context__ = True
+    with pytest.raises(ValueError):
+        with collapse():
+            run_grouped(seen, caused)
+    assert caused.__cause__ is cause and caused.__suppress_context__
+    assert caused.__context__ is seen.group  # it had none: the group
+
+    with_context = ValueError("with context")
+    with_context.__context__ = context
+    with pytest.raises(ValueError):
+        with collapse():
+            run_grouped(seen, with_context)
+    assert with_context.__context__ is context and with_context.__cause__ is None
+    # Its context stays its own: the group is named in a note.
+    assert with_context.__notes__ == ["(collapsed from ExceptionGroup('outer'), its one error)"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("errors", [
+    pytest.param(lambda: [ValueError(1), KeyError(2)], id="two"),
+    pytest.param(lambda: [asyncio.CancelledError(), asyncio.CancelledError()], id="all-ignored"),
+    pytest.param(lambda: [], id="empty-leaves-after-ignore"),
+])
+def test_anything_else_propagates_unchanged(errors: Any) -> None:
+    seen = Seen()
+    members = errors() or [asyncio.CancelledError()]
+    with pytest.raises(BaseExceptionGroup) as info:
+        with collapse(ignore=asyncio.CancelledError):
+            run_grouped(seen, *members)
+    assert info.value is seen.group
+    assert chain(seen.group.__traceback__)[1:] == seen.tb
+    assert entries(seen.group.__traceback__)[0].tb_frame is sys._getframe()
+    assert [leaf for leaf, _tb in leaf_exceptions(seen.group)] == members
+    assert all(leaf.__traceback__ is not None and len(entries(leaf.__traceback__)) == 2 for leaf in members)
+
+
+def test_ignore_drops_leaves_and_the_same_leaf_twice_is_one() -> None:
+    seen = Seen()
+    error = ValueError("real")
+    with pytest.raises(ValueError):
+        with collapse(ignore=(asyncio.CancelledError, KeyError)):
+            run_grouped(seen, asyncio.CancelledError(), error, KeyError("k"))
+    shared = TypeError("twice")
+    with pytest.raises(TypeError) as info:
+        with collapse():
+            raise ExceptionGroup("", [shared, ExceptionGroup("", [shared])])
+    assert info.value is shared
+
+
+def test_a_plain_exception_passes_untouched() -> None:
+    error = ValueError("plain")
+    recorded: List[Entry] = []
+    with pytest.raises(ValueError) as info:
+        with collapse():
+            try:
+                fail(error)
+            except ValueError:
+                recorded = chain(error.__traceback__)
+                raise
+    assert info.value is error and error.__context__ is None
+    assert chain(error.__traceback__) == recorded
+
+
+def test_ignore_must_be_exception_classes() -> None:
+    for bad in (ValueError("x"), (ValueError, 1), int, "ValueError"):
+        with pytest.raises(TypeError, match="collapse\\(\\) ignore must be"):
+            collapse(ignore=bad)  # type: ignore[arg-type]
+
+
+def test_the_handled_exception_is_restored() -> None:
+    try:
+        raise KeyError("handled before")
+    except KeyError as before:
+        with pytest.raises(ValueError):
+            with collapse():
+                raise ExceptionGroup("", [ValueError(1)])
+        assert sys.exc_info()[1] is before
+    # Called directly (as ExitStack does), outside any except block: nothing is left handled.
+    group = ExceptionGroup("", [ValueError(2)])
+    manager = collapse()
+
+    def direct() -> None:
+        manager.__exit__(type(group), group, None)
+
+    with pytest.raises(ValueError):
+        direct()
+    assert sys.exc_info() == (None, None, None)
+
+
+# --- the decorator -----------------------------------------------------------------
+
+
+@collapse()
+def decorated(seen: Seen, *errors: BaseException) -> str:
+    run_grouped(seen, *errors)
+    return "not reached"
+
+
+@collapse(ignore=asyncio.CancelledError)
+async def decorated_async(seen: Seen, *errors: BaseException) -> str:
+    await asyncio.sleep(0)
+    run_grouped(seen, *errors)
+    return "not reached"
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_decorator(is_async: bool) -> None:
+    seen = Seen()
+    error = ValueError("real")
+    function = "decorated_async" if is_async else "decorated"
+    with pytest.raises(ValueError) as info:
+        if is_async:
+            asyncio.run(decorated_async(seen, error, asyncio.CancelledError()))
+        else:
+            decorated(seen, error)
+    assert info.value is error
+    tb = error.__traceback__
+    # As if the function had raised the leaf itself: its caller, then the path; nothing of the wrapper.
+    assert not any(is_own(e) for e in entries(tb))
+    assert names(tb)[-6:] == [function, *PATH]
+    assert chain(tb)[-5:] == chain(seen.leaves[0][1])[-5:]
+    assert error.__context__ is seen.group
+    assert not any(is_own(e) for e in entries(seen.group.__traceback__))
+    assert decorated.__name__ == "decorated" and decorated_async.__name__ == "decorated_async"
+    assert asyncio.iscoroutinefunction(decorated_async)
+
+
+def test_decorator_passes_the_rest_through_without_its_frame() -> None:
+    seen = Seen()
+    with pytest.raises(BaseExceptionGroup) as info:
+        decorated(seen, ValueError(1), KeyError(2))
+    assert info.value is seen.group
+    assert names(info.value.__traceback__)[-3:] == ["decorated", "run_grouped", "grouped"]
+    assert not any(is_own(e) for e in entries(info.value.__traceback__))
+
+    @collapse()
+    def plain() -> None:
+        fail(KeyError("plain"))
+
+    with pytest.raises(KeyError) as plain_info:
+        plain()
+    assert names(plain_info.value.__traceback__)[-2:] == ["plain", "fail"]
+    assert not any(is_own(e) for e in entries(plain_info.value.__traceback__))
+    assert plain_info.value.__context__ is None
+
+
+def test_async_with() -> None:
+    seen = Seen()
+    error = ValueError("real")
+
+    async def main() -> None:
+        async with collapse():
+            await asyncio.sleep(0)
+            run_grouped(seen, error)
+
+    with pytest.raises(ValueError) as info:
+        asyncio.run(main())
+    assert info.value is error
+    assert chain(error.__traceback__)[-5:] == chain(seen.leaves[0][1])[-5:]
+    assert names(error.__traceback__)[-7:] == ["main", "main", *PATH]
+    assert not any(is_own(e) for e in entries(error.__traceback__))
+
+
+# --- an interrupt inside the machinery ----------------------------------------------
+
+
+class Interrupting(type):
+    def __instancecheck__(cls, instance: object) -> bool:
+        raise KeyboardInterrupt("while collapsing")
+
+
+class Interrupts(BaseException, metaclass=Interrupting):
+    pass
+
+
+@pytest.mark.parametrize("form", ["with", "decorator"])
+def test_an_interrupt_inside_keeps_the_group(form: str) -> None:
+    seen = Seen()
+
+    @collapse(ignore=Interrupts)
+    def function() -> None:
+        run_grouped(seen, ValueError(1))
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        if form == "with":
+            with collapse(ignore=Interrupts):
+                run_grouped(seen, ValueError(1))
+        else:
+            function()
+    assert info.value.__context__ is seen.group
+    assert chain(seen.group.__traceback__)[1:] == seen.tb
+    own = [e for e in entries(info.value.__traceback__) if is_own(e)]
+    assert own == []
+    assert names(info.value.__traceback__)[-1] == "__instancecheck__"
+
+
+# --- task groups -------------------------------------------------------------------
+
+
+async def child_fails() -> None:
+    await asyncio.sleep(0)
+    raise ValueError("the real one")
+
+
+def check_collapsed(error: BaseException, outer: str) -> None:
+    assert type(error) is ValueError and str(error) == "the real one"
+    shown = names(error.__traceback__)
+    assert shown[0] == outer and shown[-1] == "child_fails"
+    assert not any(is_own(e) for e in entries(error.__traceback__))
+    assert isinstance(error.__context__, BaseExceptionGroup)
+    assert [leaf for leaf, _tb in leaf_exceptions(error.__context__)] == [error]
+
+
+def test_asyncio_task_group() -> None:
+    from exceptstar.asyncio import TaskGroup
+
+    async def main() -> None:
+        with collapse(ignore=asyncio.CancelledError):
+            async with TaskGroup() as tg:
+                tg.create_task(asyncio.sleep(3600))
+                tg.create_task(child_fails())
+
+    with pytest.raises(ValueError) as info:
+        asyncio.run(main())
+    check_collapsed(info.value, "test_asyncio_task_group")
+    assert "main" in names(info.value.__traceback__)
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_anyio_task_group(backend: str) -> None:
+    anyio = pytest.importorskip("anyio")
+
+    async def child() -> None:
+        await anyio.sleep(0)
+        await child_fails_any()
+
+    async def child_fails_any() -> None:
+        raise ValueError("the real one")
+
+    @collapse()
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(anyio.sleep, 3600)
+            tg.start_soon(child)
+
+    with pytest.raises(ValueError) as info:
+        anyio.run(main, backend=backend)
+    shown = names(info.value.__traceback__)
+    assert shown[-3:] == ["main", "child", "child_fails_any"] or shown[-2:] == ["child", "child_fails_any"]
+    assert "main" in shown
+    assert not any(is_own(e) for e in entries(info.value.__traceback__))
+    assert isinstance(info.value.__context__, BaseExceptionGroup)
+
+
+def test_trio_nursery() -> None:
+    trio = pytest.importorskip("trio")
+
+    async def child() -> None:
+        await trio.sleep(0)
+        raise ValueError("the real one")
+
+    async def main() -> None:
+        async with collapse(ignore=trio.Cancelled):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(trio.sleep, 3600)
+                nursery.start_soon(child)
+
+    with pytest.raises(ValueError) as info:
+        trio.run(main)
+    shown = names(info.value.__traceback__)
+    assert "main" in shown and shown[-1] == "child"
+    assert not any(is_own(e) for e in entries(info.value.__traceback__))
+    assert isinstance(info.value.__context__, BaseExceptionGroup)
+
+
+def test_public_names() -> None:
+    assert exceptstar.collapse is collapse and exceptstar.leaf_exceptions is leaf_exceptions
+    assert {"collapse", "leaf_exceptions"} <= set(exceptstar.__all__)
