@@ -13,23 +13,24 @@ from __future__ import annotations
 import asyncio
 import sys
 from types import TracebackType
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Tuple
 
 import pytest
 from support.leaves_trees import entries
 
 import exceptstar
 from exceptstar import BaseExceptionGroup, ExceptionGroup, collapse, leaf_exceptions
+from exceptstar._classes import group_classes
 from exceptstar._frames import is_own
 
 Entry = Tuple[Any, int, int]
 
 
-def chain(tb: Optional[TracebackType]) -> List[Entry]:
+def chain(tb: TracebackType | None) -> List[Entry]:
     return [(e.tb_frame, e.tb_lineno, e.tb_lasti) for e in entries(tb)]
 
 
-def names(tb: Optional[TracebackType]) -> List[str]:
+def names(tb: TracebackType | None) -> List[str]:
     return [e.tb_frame.f_code.co_name for e in entries(tb)]
 
 
@@ -59,7 +60,7 @@ class Seen:
     """What the body saw of the group before it left the block: the group, its leaves, its traceback."""
 
     group: BaseException
-    leaves: List[Tuple[BaseException, Optional[TracebackType]]]
+    leaves: List[Tuple[BaseException, TracebackType | None]]
     tb: List[Entry]
 
 
@@ -75,16 +76,15 @@ def test_with_raises_the_one_leaf_with_its_whole_traceback() -> None:
     seen = Seen()
     error = ValueError("real")
     start = sys._getframe().f_lineno
-    with pytest.raises(ValueError) as info:
-        with collapse():
-            run_grouped(seen, error)
+    with pytest.raises(ValueError) as info, collapse():
+        run_grouped(seen, error)
     assert info.value is error
     tb = error.__traceback__
     # First the with statement's own entry (the interpreter adds it for __exit__), then the leaf's whole path.
     here = sys._getframe()
     assert entries(tb)[0].tb_frame is here
     # The group's entry for this frame (seen in run_grouped, the group had not reached it yet).
-    assert entries(tb)[1].tb_frame is here and entries(tb)[1].tb_lineno == start + 3
+    assert entries(tb)[1].tb_frame is here and entries(tb)[1].tb_lineno == start + 2
     assert chain(tb)[2:] == chain(seen.leaves[0][1])
     assert names(tb)[2:] == PATH
     assert not any(is_own(e) for e in entries(tb))
@@ -100,17 +100,15 @@ def test_own_cause_and_context_are_kept() -> None:
     caused = ValueError("caused")
     caused.__cause__ = cause
     caused.__suppress_context__ = True
-    with pytest.raises(ValueError):
-        with collapse():
-            run_grouped(seen, caused)
+    with pytest.raises(ValueError), collapse():
+        run_grouped(seen, caused)
     assert caused.__cause__ is cause and caused.__suppress_context__
     assert caused.__context__ is seen.group  # it had none: the group
 
     with_context = ValueError("with context")
     with_context.__context__ = context
-    with pytest.raises(ValueError):
-        with collapse():
-            run_grouped(seen, with_context)
+    with pytest.raises(ValueError), collapse():
+        run_grouped(seen, with_context)
     assert with_context.__context__ is context and with_context.__cause__ is None
     # Its context stays its own: the group is named in a note.
     assert with_context.__notes__ == ["(collapsed from ExceptionGroup('outer'), its one error)"]  # type: ignore[attr-defined]
@@ -124,9 +122,8 @@ def test_own_cause_and_context_are_kept() -> None:
 def test_anything_else_propagates_unchanged(errors: Any) -> None:
     seen = Seen()
     members = errors() or [asyncio.CancelledError()]
-    with pytest.raises(BaseExceptionGroup) as info:
-        with collapse(ignore=asyncio.CancelledError):
-            run_grouped(seen, *members)
+    with pytest.raises(BaseExceptionGroup) as info, collapse(ignore=asyncio.CancelledError):
+        run_grouped(seen, *members)
     assert info.value is seen.group
     assert chain(seen.group.__traceback__)[1:] == seen.tb
     assert entries(seen.group.__traceback__)[0].tb_frame is sys._getframe()
@@ -137,26 +134,23 @@ def test_anything_else_propagates_unchanged(errors: Any) -> None:
 def test_ignore_drops_leaves_and_the_same_leaf_twice_is_one() -> None:
     seen = Seen()
     error = ValueError("real")
-    with pytest.raises(ValueError):
-        with collapse(ignore=(asyncio.CancelledError, KeyError)):
-            run_grouped(seen, asyncio.CancelledError(), error, KeyError("k"))
+    with pytest.raises(ValueError), collapse(ignore=(asyncio.CancelledError, KeyError)):
+        run_grouped(seen, asyncio.CancelledError(), error, KeyError("k"))
     shared = TypeError("twice")
-    with pytest.raises(TypeError) as info:
-        with collapse():
-            raise ExceptionGroup("", [shared, ExceptionGroup("", [shared])])
+    with pytest.raises(TypeError) as info, collapse():
+        raise ExceptionGroup("", [shared, ExceptionGroup("", [shared])])
     assert info.value is shared
 
 
 def test_a_plain_exception_passes_untouched() -> None:
     error = ValueError("plain")
     recorded: List[Entry] = []
-    with pytest.raises(ValueError) as info:
-        with collapse():
-            try:
-                fail(error)
-            except ValueError:
-                recorded = chain(error.__traceback__)
-                raise
+    with pytest.raises(ValueError) as info, collapse():
+        try:
+            fail(error)
+        except ValueError:
+            recorded = chain(error.__traceback__)
+            raise
     assert info.value is error and error.__context__ is None
     assert chain(error.__traceback__) == recorded
 
@@ -171,9 +165,8 @@ def test_the_handled_exception_is_restored() -> None:
     try:
         raise KeyError("handled before")
     except KeyError as before:
-        with pytest.raises(ValueError):
-            with collapse():
-                raise ExceptionGroup("", [ValueError(1)])
+        with pytest.raises(ValueError), collapse():
+            raise ExceptionGroup("", [ValueError(1)])  # noqa: B904  # its context is the handled one on purpose
         assert sys.exc_info()[1] is before
     # Called directly (as ExitStack does), outside any except block: nothing is left handled.
     group = ExceptionGroup("", [ValueError(2)])
@@ -307,8 +300,10 @@ def check_collapsed(error: BaseException, outer: str) -> None:
     shown = names(error.__traceback__)
     assert shown[0] == outer and shown[-1] == "child_fails"
     assert not any(is_own(e) for e in entries(error.__traceback__))
-    assert isinstance(error.__context__, BaseExceptionGroup)
-    assert [leaf for leaf, _tb in leaf_exceptions(error.__context__)] == [error]
+    context = error.__context__
+    assert context is not None
+    assert [leaf for leaf, _tb in leaf_exceptions(context)] == [error]
+    assert isinstance(context, group_classes())
 
 
 def test_asyncio_task_group() -> None:
@@ -349,7 +344,7 @@ def test_anyio_task_group(backend: str) -> None:
     assert shown[-3:] == ["main", "child", "child_fails_any"] or shown[-2:] == ["child", "child_fails_any"]
     assert "main" in shown
     assert not any(is_own(e) for e in entries(info.value.__traceback__))
-    assert isinstance(info.value.__context__, BaseExceptionGroup)
+    assert isinstance(info.value.__context__, group_classes())
 
 
 def test_trio_nursery() -> None:
@@ -360,17 +355,16 @@ def test_trio_nursery() -> None:
         raise ValueError("the real one")
 
     async def main() -> None:
-        async with collapse(ignore=trio.Cancelled):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(trio.sleep, 3600)
-                nursery.start_soon(child)
+        async with collapse(ignore=trio.Cancelled), trio.open_nursery() as nursery:
+            nursery.start_soon(trio.sleep, 3600)
+            nursery.start_soon(child)
 
     with pytest.raises(ValueError) as info:
         trio.run(main)
     shown = names(info.value.__traceback__)
     assert "main" in shown and shown[-1] == "child"
     assert not any(is_own(e) for e in entries(info.value.__traceback__))
-    assert isinstance(info.value.__context__, BaseExceptionGroup)
+    assert isinstance(info.value.__context__, group_classes())
 
 
 def test_public_names() -> None:

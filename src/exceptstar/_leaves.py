@@ -21,7 +21,7 @@ from exceptstar._notes import add_note
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Iterator, List, Optional, Set, Tuple, Type, TypeVar, Union
+    from typing import Any, Callable, Iterator, List, Literal, Optional, Set, Tuple, Type, TypeVar, Union
 
     from exceptstar._classes import BaseExceptionGroup
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
     _F = TypeVar("_F", bound=Callable[..., Any])
     _Leaf = Tuple[BaseException, Optional[TracebackType]]
     _ExcType = Optional[Type[BaseException]]
+    _Traceback = Optional[TracebackType]
+    _Exc = Optional[BaseException]
     _Ignore = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
 
 # typing.overload for type checkers; at run time (no ``typing`` import) the last
@@ -142,6 +144,10 @@ def _collapsed(group: BaseException, leaf: BaseException, tb: "Optional[Tracebac
     return leaf
 
 
+def _is_group(exc: BaseException) -> bool:
+    return isinstance(exc, group_classes())
+
+
 def _one_of(group: BaseException, ignore: "_Ignore") -> "Optional[BaseException]":
     """The one leaf of ``group`` made ready to be raised in its place, or None: ``group`` goes on as it is."""
     found = _the_one(group, ignore)
@@ -192,8 +198,9 @@ class collapse:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "Optional[TracebackType]") -> bool:
-        if exc is None or not isinstance(exc, group_classes()):
+    # Literal[False]: nothing is swallowed, which type checkers must know (what follows a raise is unreachable).
+    def __exit__(self, exc_type: "_ExcType", exc: "_Exc", tb: "_Traceback") -> "Literal[False]":
+        if exc is None or not _is_group(exc):
             return False
         try:
             leaf = _one_of(exc, self._ignore)
@@ -215,8 +222,8 @@ class collapse:
         return None
 
     # __exit__'s body again: a call to it would put this frame in the traceback.
-    async def __aexit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "Optional[TracebackType]") -> bool:
-        if exc is None or not isinstance(exc, group_classes()):
+    async def __aexit__(self, exc_type: "_ExcType", exc: "_Exc", tb: "_Traceback") -> "Literal[False]":
+        if exc is None or not _is_group(exc):
             return False
         try:
             leaf = _one_of(exc, self._ignore)

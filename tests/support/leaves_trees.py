@@ -18,7 +18,7 @@ from __future__ import annotations
 import builtins
 import sys
 from types import TracebackType
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 Spec = List[Dict[str, Any]]
 
@@ -47,7 +47,7 @@ def build(spec: Spec, classes: Dict[str, Any]) -> List[BaseException]:
     return nodes
 
 
-def entries(tb: Optional[TracebackType]) -> List[TracebackType]:
+def entries(tb: TracebackType | None) -> List[TracebackType]:
     found = []
     while tb is not None:
         found.append(tb)
@@ -87,7 +87,8 @@ def observe(spec: Spec) -> Any:
     from exceptstar import leaf_exceptions
     from exceptstar._classes import group_classes
 
-    classes = {"ExceptionGroup": exceptstar.ExceptionGroup, "BaseExceptionGroup": exceptstar.BaseExceptionGroup}
+    classes: Dict[str, Any] = {"ExceptionGroup": exceptstar.ExceptionGroup,
+                               "BaseExceptionGroup": exceptstar.BaseExceptionGroup}
     nodes = build(spec, classes)
     before = links(nodes)
     leaves = leaf_exceptions(nodes[-1])
