@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from types import TracebackType
-from typing import Any, List, Tuple
+from typing import Any, AsyncIterator, Iterator, List, Tuple
 
 import pytest
 from support.leaves_trees import entries
@@ -235,6 +235,18 @@ def test_decorator_passes_the_rest_through_without_its_frame() -> None:
     assert names(plain_info.value.__traceback__)[-2:] == ["plain", "fail"]
     assert not any(is_own(e) for e in entries(plain_info.value.__traceback__))
     assert plain_info.value.__context__ is None
+
+
+def test_decorator_refuses_generator_functions() -> None:
+    def numbers() -> Iterator[int]:
+        yield 1
+
+    async def later() -> AsyncIterator[int]:
+        yield 1
+
+    for function in (numbers, later):
+        with pytest.raises(TypeError, match=f"cannot decorate a generator function \\(.*{function.__name__}\\)"):
+            collapse()(function)
 
 
 def test_async_with() -> None:

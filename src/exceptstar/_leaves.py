@@ -69,10 +69,10 @@ def leaf_exceptions(group: BaseException) -> "List[_Leaf]":  # type: ignore[misc
     leaf's own frames: what the interpreter shows above and at the leaf when
     it prints the group.  It is made of new traceback entries (the leaf's own
     chain is shared as its tail): no exception, no traceback changes, so
-    ``traceback.print_exception(leaf, tb=tb)`` (3.10+; ``type(leaf), leaf,
-    tb`` before), ``pdb.post_mortem(tb)`` and ``logging``'s ``exc_info=(type(leaf), leaf, tb)``
-    take it as it is.  A group without a traceback (never raised) adds no
-    frames; a leaf whose groups and itself have none gets None.
+    ``traceback.print_exception(type(leaf), leaf, tb)``, ``pdb.post_mortem(tb)``
+    and ``logging``'s ``exc_info=(type(leaf), leaf, tb)`` take it as it is.
+    A group without a traceback (never raised) adds no frames; a leaf whose
+    groups and itself have none gets None.
 
     A subgroup that appears twice in the tree (the same object) is walked
     once, the first time, by identity; a plain exception that is a member of
@@ -115,10 +115,7 @@ def _check_ignore(ignore: object) -> None:
     classes = ignore if isinstance(ignore, tuple) else (ignore,)
     for cls in classes:
         if not (isinstance(cls, type) and issubclass(cls, BaseException)):
-            raise TypeError(
-                "collapse() ignore must be an exception class or a tuple of exception classes, "
-                f"not {type(ignore).__name__ if not isinstance(ignore, tuple) else 'a tuple holding ' + repr(cls)}"
-            )
+            raise TypeError(f"collapse() ignore must be an exception class or a tuple of them, not {ignore!r}")
 
 
 def _the_one(group: BaseException, ignore: "_Ignore") -> "Optional[_Leaf]":
@@ -183,7 +180,8 @@ class collapse:
     Anything else propagates unchanged: a plain exception (a bare ``raise``
     of one passes through untouched), a group of several errors, a group
     whose leaves are all ignored (every child cancelled).  The decorator
-    lets nothing of its own frame into either traceback.
+    lets nothing of its own frame into either traceback; it refuses
+    generator functions, whose bodies run after it has returned.
 
     An exception that arrives while this runs (a ``KeyboardInterrupt``) propagates
     with the group as its ``__context__``.
@@ -243,6 +241,10 @@ class collapse:
         import functools
         import inspect
 
+        if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
+            # Its body runs after the call returns, out of the wrapper's reach.
+            raise TypeError(f"collapse() cannot decorate a generator function ({func.__qualname__}): "
+                            "use 'with collapse():' in its body")
         ignore = self._ignore
         if inspect.iscoroutinefunction(func):
             @functools.wraps(func)
