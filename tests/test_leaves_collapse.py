@@ -16,7 +16,10 @@ from types import TracebackType
 from typing import Any, AsyncIterator, Iterator, List, Tuple
 
 import pytest
+from support.interpreters import native_python
+from support.leaves_programs import SCENARIOS, without_lines
 from support.leaves_trees import entries
+from support.processes import PURE_HERE, call
 
 import exceptstar
 from exceptstar import BaseExceptionGroup, ExceptionGroup, collapse, leaf_exceptions
@@ -382,3 +385,24 @@ def test_trio_nursery() -> None:
 def test_public_names() -> None:
     assert exceptstar.collapse is collapse and exceptstar.leaf_exceptions is leaf_exceptions
     assert {"collapse", "leaf_exceptions"} <= set(exceptstar.__all__)
+
+
+@pytest.mark.skipif(native_python() is None, reason="no CPython 3.11+ on this machine")
+def test_here_as_natively() -> None:
+    names = sorted(SCENARIOS)
+    here = call(sys.executable, "leaves_programs.observe", names, pure=PURE_HERE)
+    native = call(native_python(), "leaves_programs.observe", names)  # type: ignore[arg-type]
+    if sys.version_info < (3, 10):
+        # 3.8-3.9 give a with statement's exit the line of the last statement of its body (3.10+: the with's).
+        assert without_lines(here) == without_lines(native)
+    else:
+        assert here == native
+    # What the scenarios are for, seen natively.
+    assert native["with_one"]["type"] == "ValueError" and native["with_one"]["context"]["type"] == "ExceptionGroup"
+    assert native["with_context"]["context"]["str"] == "'own'"
+    assert native["with_context"]["notes"] == ["(collapsed from BaseExceptionGroup('outer'), its one error)"]
+    assert native["with_cause"]["cause"]["str"] == "the cause" and native["with_cause"]["suppress"]
+    assert native["two_errors"]["type"] == "ExceptionGroup"
+    assert without_lines(native["decorated"])["frames"] == ["observe", "decorated", "function", "child_group",
+                                                         "child_group", "fail"]
+    assert native["task_group"]["type"] == "ValueError"
