@@ -29,12 +29,18 @@ if TYPE_CHECKING:  # pragma: no cover
 ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
     "exceptiongroup": ("exceptstar._integrations.backport", "EXCEPTSTAR_NO_BACKPORT"),
 }
-# ON_INSTALL: by a global ``install()`` (``run`` and the pytest plugin make one): tools that
-# compile the user's code themselves.
+# ON_INSTALL: by a global ``install()`` (so under ``run``) and the pytest plugin: tools that
+# compile or re-run the user's code themselves.
 ON_INSTALL: "Dict[str, Tuple[str, str]]" = {
     "coverage": ("exceptstar._integrations.coverage_plugin", "EXCEPTSTAR_NO_COVERAGE"),
     "sphinx": ("exceptstar._integrations.sphinx", "EXCEPTSTAR_NO_SPHINX"),
     "inspect": ("exceptstar._integrations.ast311", "EXCEPTSTAR_NO_INSPECT"),
+    "doctest": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_DOCTEST"),
+    "pdb": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_PDB"),
+    "cProfile": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_PROFILE"),
+    "profile": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_PROFILE"),
+    "trace": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_TRACE"),
+    "multiprocessing": ("exceptstar._integrations.multiprocessing", "EXCEPTSTAR_NO_MULTIPROCESSING"),
 }
 
 
@@ -48,6 +54,11 @@ class _PatchingLoader:
 
     def create_module(self, spec: "ModuleSpec") -> "Optional[ModuleType]":
         return self.loader.create_module(spec)  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> "Any":
+        # The rest is the real loader's: get_code for runpy (``python -m pdb``),
+        # get_source for linecache, is_package, ...
+        return getattr(self.loader, name)
 
     def exec_module(self, module: "ModuleType") -> None:
         # Put the real loader back first, so that nothing else ever sees us.
@@ -135,6 +146,17 @@ def when_imported(name: str, hook: "Hook") -> None:
     _pending.setdefault(name, []).append(hook)
     if _Watcher not in sys.meta_path:
         sys.meta_path.insert(0, _Watcher)
+
+
+def prepare_main(name: str, main: "ModuleType") -> None:
+    """Run the hooks waiting for ``name`` on ``main`` as well, which is about to run its code as the program.
+
+    ``run -m cProfile`` runs the module in ``__main__`` from code that runpy
+    fetches without importing it, so no watcher sees it load.  The hooks stay
+    pending for a real import of ``name`` (``python -m pdb`` imports pdb again).
+    """
+    for hook in _pending.get(name, ()):
+        _run(hook, main)
 
 
 def _disabled(variable: str) -> bool:

@@ -196,6 +196,10 @@ def _run_module(name: str, alter_argv: bool) -> int:
     # The program's __main__ starts as the interpreter's does, not as ours
     # (python -m exceptstar's own globals).
     _fresh_main(None)
+    # A tool that compiles the program itself (cProfile, trace, ...) runs in __main__.
+    from exceptstar._watch import prepare_main
+
+    prepare_main(name, sys.modules["__main__"])
     # What `python -m` itself calls: its frames show in tracebacks there too.
     return _run_reporting(runpy._run_module_as_main, name, alter_argv)  # type: ignore[attr-defined]
 

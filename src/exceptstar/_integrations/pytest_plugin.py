@@ -22,7 +22,7 @@ import ast
 import os
 import types
 
-from exceptstar import _classes, _py311
+from exceptstar import _classes, _py311, _watch
 from exceptstar._compiler import hook, transform
 
 TYPE_CHECKING = False
@@ -151,6 +151,8 @@ def pytest_load_initial_conftests(early_config: "Any", parser: "Any", args: "Any
         return
     # Test code and the modules it tests see 3.11's names, as on 3.11.
     _py311.provide()
+    # Tools that compile the user's code themselves (doctest for --doctest-modules, coverage).
+    _watch.activate(_watch.ON_INSTALL)
     _report_pure_groups()
     _patch_assertion_rewriting()
     root = getattr(early_config, "rootpath", None) or getattr(early_config, "rootdir", None)

@@ -1,0 +1,94 @@
+"""The package's layout, as ARCHITECTURE.md draws it: wings, what each may import, module sizes.
+
+Read from the source with ``ast``: every ``import`` of an exceptstar module,
+at module level or inside a function, must point to the importer's own layer
+or one below it, and ``_compiler`` and ``_printing`` never import each other.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from support.processes import SRC
+
+PACKAGE = SRC / "exceptstar"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+# Layer of each wing (the first component below exceptstar); top-level modules are the core.
+LAYERS = {"": 0, "_compiler": 1, "_printing": 1, "asyncio": 2, "socket": 2, "testing": 2,
+          "_integrations": 3, "_commands": 4, "__main__": 5}
+# Siblings that must not import each other.
+APART = {frozenset({"_compiler", "_printing"})}
+# The hub: exposes every wing's public names lazily (by name) and to type checkers.
+HUB = PACKAGE / "__init__.py"
+
+
+def dotted(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def wing(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return ""
+    name = parts[1]
+    return name if name in LAYERS and name != "" else ""
+
+
+def imported(path: Path) -> set[str]:
+    """The exceptstar modules ``path`` imports, as dotted names."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = dotted(path) if path.name == "__init__.py" else dotted(path).rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names
+                         if (SRC / f"{base}.{alias.name}".replace(".", "/")).with_suffix(".py").exists()
+                         or (SRC / f"{base}.{alias.name}".replace(".", "/") / "__init__.py").exists())
+    return {name for name in found if name == "exceptstar" or name.startswith("exceptstar.")}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: dotted(path))
+def test_module_has_a_docstring_and_fits(path: Path) -> None:
+    text = path.read_text()
+    assert ast.get_docstring(ast.parse(text)), f"{dotted(path)}: no docstring saying what it owns"
+    assert len(text.splitlines()) <= 450, f"{dotted(path)}: {len(text.splitlines())} lines"
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if p != HUB], ids=lambda path: dotted(path))
+def test_imports_go_downward(path: Path) -> None:
+    importer = wing(dotted(path))
+    for target in imported(path):
+        target_wing = wing(target)
+        assert LAYERS[target_wing] <= LAYERS[importer], f"{dotted(path)} imports {target} (a layer above)"
+        assert frozenset({importer, target_wing}) not in APART, f"{dotted(path)} imports {target}"
+
+
+def test_every_module_is_in_the_architecture_map() -> None:
+    # The module table names each module by its path inside its wing.
+    text = (SRC.parent / "ARCHITECTURE.md").read_text()
+    table = text[text.index("## Modules"):]
+    named = {name for line in table.splitlines() if line.startswith("|") and line.count("|") >= 4
+             for name in re.findall(r"`([\w.]+)`", line.split("|")[2])}
+    for path in MODULES:
+        if path.name == "__init__.py" and path.parent != PACKAGE:
+            continue  # a wing's own __init__: its docstring is its map
+        assert path.stem in named, f"{dotted(path)} is missing from ARCHITECTURE.md's module table"
+
+
+def test_the_check_sees_imports() -> None:
+    # Not vacuous: the parser finds the known edges, function-level imports included.
+    assert "exceptstar._classes" in imported(PACKAGE / "_groups.py")
+    assert "exceptstar._printing.formatting" in imported(PACKAGE / "_printing" / "patches.py")
+    assert wing("exceptstar._commands.cli") == "_commands" and wing("exceptstar._groups") == ""

@@ -1,0 +1,192 @@
+"""The standard library's tools that compile the user's code, on a program that uses ``except*``.
+
+``python -m exceptstar run -m pdb|cProfile|profile|trace script.py`` and doctest
+(``testmod`` under ``run``, ``pytest --doctest-modules`` and ``--doctest-glob``)
+compared with the same tool on native 3.11 (on 3.11+: with the interpreter
+itself, where ``run`` must change nothing).  3.11 is the reference because its
+pdb and traceback layout are 3.10's (3.12 reworked both).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.interpreters import find_interpreters
+from support.processes import child_env
+
+SCRIPT = """\
+def work(n):
+    total = 0
+    try:
+        raise ExceptionGroup("eg", [ValueError(n), TypeError(n)])
+    except* ValueError:
+        total += 1
+    except* TypeError:
+        total += 2
+    return total
+
+
+def unused():
+    return 0
+
+
+def main():
+    results = [work(i) for i in range(3)]
+    print(results)
+
+
+main()
+"""
+
+DOCS = '''\
+def handle():
+    """Handles part of a group.
+
+    >>> try:
+    ...     raise ExceptionGroup("eg", [ValueError(1), KeyError(2)])
+    ... except* ValueError as eg:
+    ...     print("value", eg.exceptions)
+    ... except* KeyError:
+    ...     print("key")
+    value (ValueError(1),)
+    key
+    >>> try:
+    ...     pass
+    ... except* ValueError:
+    ...     break
+    Traceback (most recent call last):
+    SyntaxError: 'break', 'continue' and 'return' cannot appear in an except* block
+    >>> try:
+    ...     pass
+    ... except* ValueError:
+    ...     pass
+    ... except KeyError:
+    ...     pass
+    Traceback (most recent call last):
+    SyntaxError: cannot have both 'except' and 'except*' on the same 'try'
+    """
+
+
+if __name__ == "__main__":
+    import doctest
+
+    print(doctest.testmod())
+'''
+
+TEXT_DOCTEST = """\
+A text file of examples:
+
+>>> try:
+...     raise ExceptionGroup("eg", [OSError(1)])
+... except* OSError as eg:
+...     print(repr(eg))
+ExceptionGroup('eg', [OSError(1)])
+"""
+
+
+def reference() -> str:
+    """The interpreter whose plain ``python -m tool`` is the oracle."""
+    if sys.version_info >= (3, 11):
+        return sys.executable
+    exe = find_interpreters().get((3, 11))
+    if exe is None:
+        pytest.skip("no CPython 3.11 on this machine")
+    return exe
+
+
+def ours(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "exceptstar", "run", *args], cwd=tmp_path, input=stdin,
+                          capture_output=True, text=True, env=child_env(False), timeout=120)
+
+
+def theirs(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([reference(), *args], cwd=tmp_path, input=stdin, capture_output=True, text=True,
+                          env=child_env(False), timeout=120)
+
+
+def both(tmp_path: Path, *args: str, stdin: str | None = None) -> tuple[str, str]:
+    (tmp_path / "script.py").write_text(SCRIPT)
+    mine, native = ours(tmp_path, *args, stdin=stdin), theirs(tmp_path, *args, stdin=stdin)
+    assert mine.returncode == native.returncode == 0, mine.stderr + native.stderr
+    return mine.stdout, native.stdout
+
+
+def without_paths(text: str) -> str:
+    # The standard library's own file and line (bdb.py(580) on 3.10, 597 on 3.11) are the version's.
+    return re.sub(r"\S*/lib/python3\.\d+/(\w+\.py)\(\d+\)", r"\1(N)", text)
+
+
+def test_pdb_breakpoint_step_and_where(tmp_path: Path) -> None:
+    commands = "b work\nc\nwhere\nn\nn\nn\nn\nn\nn\nn\np total\nq\n"
+    mine, native = both(tmp_path, "-m", "pdb", "script.py", stdin=commands)
+    assert without_paths(mine) == without_paths(native)
+    assert "-> total += 1" in mine and "script.py(17)main()" in mine  # not vacuous
+
+
+@pytest.mark.parametrize("tool", ["cProfile", "profile"])
+def test_profilers_list_the_users_functions(tmp_path: Path, tool: str) -> None:
+    mine, native = both(tmp_path, "-m", tool, "-s", "filename", "script.py")
+
+    def rows(report: str) -> list[tuple[str, str]]:
+        # ncalls and file:line(function) of the program's own functions; the times are the run's.
+        return [(line.split()[0], line.split()[-1]) for line in report.splitlines() if "script.py:" in line]
+
+    assert sorted(rows(mine)) == sorted(rows(native))
+    assert ("3", "script.py:1(work)") in rows(mine)
+    assert mine.splitlines()[0] == "[3, 3, 3]"
+
+
+def test_trace_count_missing_writes_its_report(tmp_path: Path) -> None:
+    for run, folder in ((ours, "mine"), (theirs, "native")):
+        (tmp_path / "script.py").write_text(SCRIPT)
+        proc = run(tmp_path, "-m", "trace", "--count", "--missing", "-C", folder, "script.py")
+        assert proc.returncode == 0, proc.stderr
+
+    def marks(folder: str) -> list[tuple[str, str]]:
+        # Each line: missed (>>>>>>), executed (a count) or neither.  The counts of
+        # the except* lines differ: the transformed code steps on them more often.
+        report = (tmp_path / folder / "script.cover").read_text().splitlines()
+        return [(">>>>>>" if line.startswith(">>>>>>") else "run" if line[:6].strip() else "", line[7:])
+                for line in report]
+
+    assert marks("mine") == marks("native")
+    assert (">>>>>>", "    return 0") in marks("mine")
+
+
+def test_doctest_testmod_under_run(tmp_path: Path) -> None:
+    (tmp_path / "docs.py").write_text(DOCS)
+    mine, native = ours(tmp_path, "docs.py"), theirs(tmp_path, "docs.py")
+    assert mine.stdout == native.stdout == "TestResults(failed=0, attempted=3)\n", mine.stdout + mine.stderr
+
+
+@pytest.mark.parametrize("option", ["--doctest-modules", "--doctest-glob=*.txt"])
+def test_pytest_doctests(tmp_path: Path, option: str) -> None:
+    (tmp_path / "docs.py").write_text(DOCS)
+    (tmp_path / "examples.txt").write_text(TEXT_DOCTEST)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", option, "-o",
+                           "python_files=nothing"], cwd=tmp_path, capture_output=True, text=True,
+                          env=child_env(False), timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
+
+
+def test_doctest_reports_a_failing_example_as_natively(tmp_path: Path) -> None:
+    (tmp_path / "docs.py").write_text(DOCS.replace("value (ValueError(1),)", "value (ValueError(2),)"))
+    mine, native = ours(tmp_path, "docs.py"), theirs(tmp_path, "docs.py")
+    # 3.8 names the script as given, 3.9+ by its absolute path (python's own difference).
+    assert mine.stdout.replace(f"{tmp_path}/", "") == native.stdout.replace(f"{tmp_path}/", "")
+    assert "TestResults(failed=1, attempted=3)" in mine.stdout
+
+
+def test_a_turned_off_row_leaves_the_tool_alone(tmp_path: Path) -> None:
+    if sys.version_info >= (3, 11):
+        pytest.skip("the rows run only where except* is transformed")
+    (tmp_path / "script.py").write_text(SCRIPT)
+    proc = subprocess.run([sys.executable, "-m", "exceptstar", "run", "-m", "cProfile", "script.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**child_env(False), "EXCEPTSTAR_NO_PROFILE": "1"})
+    assert proc.returncode == 1 and "SyntaxError" in proc.stderr
