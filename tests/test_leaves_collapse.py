@@ -11,14 +11,17 @@ anyio (both backends) and Trio.
 from __future__ import annotations
 
 import asyncio
+import random
 import sys
 from types import TracebackType
 from typing import Any, AsyncIterator, Iterator, List, Tuple
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.interpreters import native_python
 from support.leaves_programs import SCENARIOS, without_lines
-from support.leaves_trees import entries
+from support.leaves_trees import build, entries, random_spec
 from support.processes import PURE_HERE, call
 
 import exceptstar
@@ -406,3 +409,29 @@ def test_here_as_natively() -> None:
     assert without_lines(native["decorated"])["frames"] == ["observe", "decorated", "function", "child_group",
                                                          "child_group", "fail"]
     assert native["task_group"]["type"] == "ValueError"
+
+
+@settings(max_examples=100, deadline=None)
+@given(rng=st.randoms(use_true_random=False), size=st.integers(1, 12))
+def test_random_trees(rng: random.Random, size: int) -> None:
+    nodes = build(random_spec(rng, size), {"BaseExceptionGroup": exceptstar.BaseExceptionGroup,
+                                           "ExceptionGroup": exceptstar.ExceptionGroup})
+    tree = nodes[-1]
+    seen: List[Tuple[BaseException, TracebackType | None]] = []
+    try:
+        with collapse(ignore=KeyError):
+            try:
+                raise tree
+            except BaseException as group:
+                seen.extend(leaf_exceptions(group))
+                raise
+    except BaseException as exc:
+        out = exc
+    kept = [(leaf, tb) for leaf, tb in seen if not isinstance(leaf, KeyError)]
+    if len({id(leaf) for leaf, _tb in kept}) == 1:
+        leaf, tb = kept[0]
+        assert out is leaf and leaf.__context__ is tree
+        assert chain(out.__traceback__)[1:] == chain(tb)
+    else:
+        assert out is tree
+        assert [leaf for leaf, _tb in leaf_exceptions(tree)] == [leaf for leaf, _tb in seen]
