@@ -284,6 +284,28 @@ class Interrupts(BaseException, metaclass=Interrupting):
     pass
 
 
+class Counting(type):
+    checked: List[object] = []
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        Counting.checked.append(instance)
+        return False
+
+
+class Counted(Exception, metaclass=Counting):
+    pass
+
+
+def test_the_walk_stops_at_a_second_error() -> None:
+    errors = [ValueError(n) for n in range(5)]
+    group = ExceptionGroup("", [errors[0], ExceptionGroup("", errors[1:3]), *errors[3:]])
+    Counting.checked.clear()
+    with pytest.raises(ExceptionGroup) as info, collapse(ignore=Counted):
+        raise group
+    assert info.value is group
+    assert Counting.checked == errors[:2]
+
+
 @pytest.mark.parametrize("form", ["with", "decorator"])
 def test_an_interrupt_inside_keeps_the_group(form: str) -> None:
     seen = Seen()

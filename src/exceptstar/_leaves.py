@@ -86,10 +86,15 @@ def leaf_exceptions(group: BaseException) -> "List[_Leaf]":  # type: ignore[misc
     composite one; the revision, followed here, returns ``(exception,
     traceback)`` pairs and changes nothing.
     """
+    return [(leaf, _linked(above, leaf.__traceback__)) for leaf, above in _walk(group)]
+
+
+def _walk(group: BaseException) -> "Iterator[Tuple[BaseException, List[TracebackType]]]":
+    """Each leaf of ``group``, in order, with the entries of the groups above it (``group`` alone: none)."""
     classes = group_classes()
     if not isinstance(group, classes):
-        return [(group, group.__traceback__)]
-    leaves: List[_Leaf] = []
+        yield group, []
+        return
     # The tree holds every node, so ids stay unique while this runs.
     seen: Set[int] = {id(group)}
     path: List[List[TracebackType]] = [list(_entries(group.__traceback__))]
@@ -103,12 +108,10 @@ def leaf_exceptions(group: BaseException) -> "List[_Leaf]":  # type: ignore[misc
                     pending.append(iter(exc.exceptions))  # type: ignore[attr-defined]
                     break
             else:
-                above = [entry for entries in path for entry in entries]
-                leaves.append((exc, _linked(above, exc.__traceback__)))
+                yield exc, [entry for entries in path for entry in entries]
         else:
             pending.pop()
             path.pop()
-    return leaves
 
 
 def _check_ignore(ignore: object) -> None:
@@ -119,13 +122,16 @@ def _check_ignore(ignore: object) -> None:
 
 
 def _the_one(group: BaseException, ignore: "_Ignore") -> "Optional[_Leaf]":
-    """The one leaf left of ``group`` without the instances of ``ignore``, if exactly one is (as an object)."""
+    """The one leaf left of ``group`` without the instances of ``ignore``, if exactly one is (as an object).
+
+    Its traceback is that of its first place; the walk stops at a second leaf.
+    """
     found: Optional[_Leaf] = None
-    for leaf, tb in leaf_exceptions(group):
+    for leaf, above in _walk(group):
         if isinstance(leaf, ignore):
             continue
         if found is None:
-            found = (leaf, tb)
+            found = (leaf, _linked(above, leaf.__traceback__))
         elif found[0] is not leaf:
             return None
     return found
