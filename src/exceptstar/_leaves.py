@@ -74,17 +74,18 @@ def leaf_exceptions(group: BaseException) -> "List[_Leaf]":  # type: ignore[misc
     A group without a traceback (never raised) adds no frames; a leaf whose
     groups and itself have none gets None.
 
-    A subgroup that appears twice in the tree (the same object) is walked
-    once, the first time, by identity; a plain exception that is a member of
-    two groups is a leaf of each, with the traceback of its place there.
-    ``group`` itself may be a plain exception: ``[(group, group.__traceback__)]``.
+    Each exception is taken once, by identity, where the walk first meets
+    it: a subgroup or a leaf that appears twice in the tree (the same
+    object; no tree that ``except*`` or a task group builds does that) is
+    walked or reported once.  ``group`` itself may be a plain exception:
+    ``[(group, group.__traceback__)]``.
 
     This is PEP 785's ``BaseExceptionGroup.leaf_exceptions()`` as its open
     revision (python/peps PR #4568) proposes it, where the draft and the
     revision disagree: the draft returns the leaves alone and, by default
     (``fix_tracebacks=True``), replaces each leaf's ``__traceback__`` with the
     composite one; the revision, followed here, returns ``(exception,
-    traceback)`` pairs and changes nothing.
+    traceback)`` pairs, changes nothing, and processes each sub-exception once.
     """
     return [(leaf, _linked(above, leaf.__traceback__)) for leaf, above in _walk(group)]
 
@@ -95,20 +96,20 @@ def _walk(group: BaseException) -> "Iterator[Tuple[BaseException, List[Traceback
     if not isinstance(group, classes):
         yield group, []
         return
-    # The tree holds every node, so ids stay unique while this runs.
+    # Ids of the nodes met: the tree holds them all, so they stay unique while this runs.
     seen: Set[int] = {id(group)}
     path: List[List[TracebackType]] = [list(_entries(group.__traceback__))]
     pending: List[Iterator[BaseException]] = [iter(group.exceptions)]  # type: ignore[attr-defined]
     while pending:
         for exc in pending[-1]:
+            if id(exc) in seen:
+                continue
+            seen.add(id(exc))
             if isinstance(exc, classes):
-                if id(exc) not in seen:
-                    seen.add(id(exc))
-                    path.append(list(_entries(exc.__traceback__)))
-                    pending.append(iter(exc.exceptions))  # type: ignore[attr-defined]
-                    break
-            else:
-                yield exc, [entry for entries in path for entry in entries]
+                path.append(list(_entries(exc.__traceback__)))
+                pending.append(iter(exc.exceptions))  # type: ignore[attr-defined]
+                break
+            yield exc, [entry for entries in path for entry in entries]
         else:
             pending.pop()
             path.pop()
@@ -122,18 +123,14 @@ def _check_ignore(ignore: object) -> None:
 
 
 def _the_one(group: BaseException, ignore: "_Ignore") -> "Optional[_Leaf]":
-    """The one leaf left of ``group`` without the instances of ``ignore``, if exactly one is (as an object).
-
-    Its traceback is that of its first place; the walk stops at a second leaf.
-    """
+    """The one leaf of ``group`` not an instance of ``ignore``, if exactly one is; the walk stops at a second."""
     found: Optional[_Leaf] = None
     for leaf, above in _walk(group):
         if isinstance(leaf, ignore):
             continue
-        if found is None:
-            found = (leaf, _linked(above, leaf.__traceback__))
-        elif found[0] is not leaf:
+        if found is not None:
             return None
+        found = (leaf, _linked(above, leaf.__traceback__))
     return found
 
 

@@ -68,12 +68,12 @@ def reference(tree: BaseException, groups: Tuple[type, ...]) -> List[Tuple[BaseE
     found: List[Tuple[BaseException, List[TracebackType]]] = []
 
     def walk(exc: BaseException, above: List[TracebackType]) -> None:
-        if not isinstance(exc, groups):
-            found.append((exc, above + entries(exc.__traceback__)))
-            return
         if id(exc) in seen:
             return
         seen.add(id(exc))
+        if not isinstance(exc, groups):
+            found.append((exc, above + entries(exc.__traceback__)))
+            return
         for member in exc.exceptions:  # type: ignore[attr-defined]
             walk(member, above + entries(exc.__traceback__))
 
