@@ -76,9 +76,8 @@ def leaf_exceptions(group: BaseException) -> "List[_Leaf]":  # type: ignore[misc
 
     Each exception is taken once, by identity, where the walk first meets
     it: a subgroup or a leaf that appears twice in the tree (the same
-    object; no tree that ``except*`` or a task group builds does that) is
-    walked or reported once.  ``group`` itself may be a plain exception:
-    ``[(group, group.__traceback__)]``.
+    object) is walked or reported once.  ``group`` itself may be a plain
+    exception: ``[(group, group.__traceback__)]``.
 
     This is PEP 785's ``BaseExceptionGroup.leaf_exceptions()`` as its open
     revision (python/peps PR #4568) proposes it, where the draft and the
