@@ -1,8 +1,8 @@
-"""The command line: ``python -m exceptstar demo | run | check | show | config``.
+"""The command line: ``python -m exceptstar demo | run | check | show | config | compileall``.
 
 This module owns the usage text and the dispatch; each command is a module
 of this wing (``run``, ``check``, ``tools`` for ``show`` and ``config``,
-``demo``), imported only when its command runs.
+``demo``, ``compileall``), imported only when its command runs.
 """
 
 import sys
@@ -20,13 +20,15 @@ usage: python -m exceptstar demo
        python -m exceptstar run                  (interactive console)
        python -m exceptstar check PATH...
        python -m exceptstar show FILE
-       python -m exceptstar config ruff|mypy|pyright|flake8|black [PATH...]
+       python -m exceptstar config ruff|mypy|pyright|flake8|black|coverage [PATH...]
+       python -m exceptstar compileall [compileall's options] [PATH...]
 
 demo   run a small program written with except* (the default)
 run    run a program as python does, with except* available on every version
 check  report every invalid use of except* in the files and folders given
 show   print the transformed source (what runs on 3.8-3.10), with the original line numbers
 config print a tool's settings for the files that use except* (default PATH: .)
+compileall  python -m compileall, writing the transformed bytecode of the files that use except*
 """
 
 
@@ -52,6 +54,10 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
         from exceptstar._commands import tools
 
         return tools.show(args[0]) if command == "show" else tools.config(args[0], args[1:])
+    if command == "compileall":
+        from exceptstar._commands import compileall
+
+        return compileall.main(args)
     if command in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0

@@ -67,20 +67,38 @@ def _pyc_header(mtime: float, size: int) -> bytes:
             + (size & 0xFFFFFFFF).to_bytes(4, "little"))
 
 
-def _read_pyc(path: str, header: bytes) -> "Optional[CodeType]":
-    """The code in a timestamp pyc with exactly ``header``; None if missing, stale or broken."""
+def _read_pyc(path: str, header: bytes, source_path: "Optional[str]" = None) -> "Optional[CodeType]":
+    """The code in a timestamp pyc with exactly ``header``, or (given ``source_path``) in a
+    hash-based pyc valid for it; None if missing, stale or broken."""
     try:
         with open(path, "rb") as file:
             data = file.read()
     except OSError:
         return None
-    if data[:16] != header:
+    if data[:16] != header and (source_path is None or not _hash_pyc_valid(data, source_path)):
         return None
     try:
         code = marshal.loads(data[16:])
     except (EOFError, ValueError, TypeError):
         return None
     return code if type(code) is type(_read_pyc.__code__) else None
+
+
+def _hash_pyc_valid(data: bytes, source_path: str) -> bool:
+    """A hash-based pyc (``compileall --invalidation-mode``, ``SOURCE_DATE_EPOCH``) checked as
+    the interpreter checks its own: unchecked ones trusted, unless ``--check-hash-based-pycs``."""
+    flags = int.from_bytes(data[4:8], "little")
+    if data[:4] != MAGIC_NUMBER or not flags & 0b01 or flags & ~0b11:
+        return False
+    check = _imp.check_hash_based_pycs
+    if check == "never" or (check == "default" and not flags & 0b10):
+        return True
+    try:
+        with open(source_path, "rb") as file:
+            source = file.read()
+    except OSError:
+        return False
+    return bool(_imp.source_hash(_bootstrap_external._RAW_MAGIC_NUMBER, source) == data[8:16])  # type: ignore[attr-defined]
 
 
 class ExceptStarLoader(SourceFileLoader):
@@ -95,7 +113,7 @@ class ExceptStarLoader(SourceFileLoader):
         header = _pyc_header(stat.st_mtime, stat.st_size)
         paths = cache_paths(source_path)
         if paths is not None:
-            code = _read_pyc(paths[1], header)
+            code = _read_pyc(paths[1], header, source_path)
             if code is not None:
                 _name_cache(fullname, paths[1])
             elif not transform.NATIVE_SYNTAX:

@@ -1,0 +1,69 @@
+"""``python -m exceptstar compileall``: ``python -m compileall``, writing the transformed cache for ``except*`` files.
+
+The standard library's own ``compileall`` runs, with its options, output and
+exit status, and writes the ordinary ``.pyc`` of every other file.  Two
+things change in this process only, for a file whose source uses
+``except*``: its cache path is the import hook's (``transformed_pyc``), which
+compileall then also reads to tell whether the file is up to date; and the
+code compiled into it is the hook's, so an import from that tree, even a
+read-only one, finds it and transforms nothing.  ``-b`` (the legacy layout,
+``mod.pyc`` beside the source) writes the transformed code there, which
+Python loads only where the source is absent.  On 3.11+ ``except*`` is
+native and nothing changes.
+"""
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Callable, Dict, List
+
+
+def main(args: "List[str]") -> int:
+    import compileall
+
+    from exceptstar._classes import PURE
+
+    if PURE:
+        _transform_star_files()
+    # What `python -m compileall` sees: its own name in the usage text and errors.
+    sys.argv = [compileall.__file__, *args]
+    return int(not compileall.main())
+
+
+def _transform_star_files() -> None:
+    import importlib.machinery
+    import importlib.util
+
+    from exceptstar._compiler import hook, transform
+
+    uses_star: "Dict[str, bool]" = {}
+
+    def star_source(path: str) -> bool:
+        if path not in uses_star:
+            try:
+                with open(path, "rb") as file:
+                    uses_star[path] = transform.has_except_star(file.read())
+            except OSError:
+                uses_star[path] = False
+        return uses_star[path]
+
+    cache_from_source: "Callable[..., str]" = importlib.util.cache_from_source
+
+    def cache_path(path: "Any", *args: "Any", **kwargs: "Any") -> str:
+        normal = cache_from_source(path, *args, **kwargs)
+        return hook.transformed_pyc(normal) if star_source(str(path)) else normal
+
+    class StarSourceLoader(importlib.machinery.SourceFileLoader):
+        # py_compile's loader: the hook's code for except* sources, the ordinary code otherwise.
+        def source_to_code(self, data: "Any", path: "Any", *, _optimize: int = -1) -> "Any":
+            if not transform.has_except_star(data):
+                return super().source_to_code(data, path, _optimize=_optimize)
+            return transform.compile_source(data, path, "exec", optimize=_optimize, module=True)[0]
+
+    cache_path.__doc__ = cache_from_source.__doc__
+    importlib.util.cache_from_source = cache_path
+    importlib.machinery.SourceFileLoader = StarSourceLoader  # type: ignore[misc]
+
+
+__all__ = ["main"]
