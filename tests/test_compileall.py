@@ -90,8 +90,8 @@ def test_files_with_except_star_as_native(tmp_path: Path, options: list[str]) ->
     assert names == {Path(name).name.split(".")[0] for name in pycs(native)}
     if PURE and "-i" not in options and "-x" not in options:
         tagged = [name for name in pycs(mine) if ".exceptstar-" in name]
-        assert tagged == ([] if "-b" in options else ["app/__pycache__/star.cpython-%d%d.exceptstar-%s.pyc"
-                                                        % (*sys.version_info[:2], _version())])
+        tag = f"cpython-{sys.version_info[0]}{sys.version_info[1]}.exceptstar-{_version()}"
+        assert tagged == ([] if "-b" in options else [f"app/__pycache__/star.{tag}.pyc"])
 
 
 def _version() -> str:

@@ -37,7 +37,7 @@ def _transform_star_files() -> None:
 
     from exceptstar._compiler import hook, transform
 
-    uses_star: "Dict[str, bool]" = {}
+    uses_star: Dict[str, bool] = {}
 
     def star_source(path: str) -> bool:
         if path not in uses_star:
@@ -48,7 +48,7 @@ def _transform_star_files() -> None:
                 uses_star[path] = False
         return uses_star[path]
 
-    cache_from_source: "Callable[..., str]" = importlib.util.cache_from_source
+    cache_from_source: Callable[..., str] = importlib.util.cache_from_source
 
     def cache_path(path: "Any", *args: "Any", **kwargs: "Any") -> str:
         normal = cache_from_source(path, *args, **kwargs)
