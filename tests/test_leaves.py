@@ -4,7 +4,7 @@ Hand-built expectations (functions and lines of each leaf's traceback) on
 the classes in use here (ours on 3.8-3.10, the built-ins on 3.11+) and the
 backport's own; random trees with hypothesis against the definition; the
 same trees here (pure on 3.11+) and natively on 3.11+; the tools that take
-tracebacks (``traceback``, ``pdb``, ``logging``).
+tracebacks (``traceback``, ``pdb``, ``logging``).  Task groups: test_leaves_tasks.
 """
 
 from __future__ import annotations
@@ -254,74 +254,3 @@ def test_traceback_pdb_and_logging_take_composite_tracebacks(monkeypatch: pytest
     assert in_order(shown, [f"({number}){name}()" for name, number in frames(tb)]), shown
     # The debugger starts at the leaf's own frame (fail's), where exc is the leaf.
     assert "ValueError(1)" in shown
-
-
-# --- the groups task groups raise ---------------------------------------------------
-
-
-async def child(number: int) -> None:
-    # No checkpoint before failing: both children fail before either can be cancelled.
-    fail(ValueError(number))
-
-
-def two_failed(runner: str) -> BaseException:
-    """The group a task group raises when two children fail (a third, sleeping, is cancelled)."""
-
-    async def main_asyncio() -> None:
-        import asyncio
-
-        from exceptstar.asyncio import TaskGroup
-
-        async with TaskGroup() as tg:
-            tg.create_task(asyncio.sleep(3600))
-            tg.create_task(child(1))
-            tg.create_task(child(2))
-
-    async def main_anyio() -> None:
-        import anyio
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(anyio.sleep, 3600)
-            tg.start_soon(child, 1)
-            tg.start_soon(child, 2)
-
-    async def main_trio() -> None:
-        import trio
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.sleep, 3600)
-            nursery.start_soon(child, 1)
-            nursery.start_soon(child, 2)
-
-    try:
-        if runner == "asyncio":
-            import asyncio
-
-            asyncio.run(main_asyncio())
-        elif runner == "trio":
-            import trio
-
-            trio.run(main_trio)
-        else:
-            import anyio
-
-            anyio.run(main_anyio, backend=runner.split("-")[1])
-    except BaseException as group:
-        return group
-    raise AssertionError("the task group raised nothing")
-
-
-@pytest.mark.parametrize("runner", ["asyncio", "anyio-asyncio", "anyio-trio", "trio"])
-def test_task_group_leaves(runner: str) -> None:
-    group = two_failed(runner)
-    assert isinstance(group, group_classes())
-    leaves = leaf_exceptions(group)
-    assert sorted(leaf.args[0] for leaf, _tb in leaves) == [1, 2]
-    main = "main_trio" if runner == "trio" else f"main_{runner.split('-')[0]}"
-    for leaf, tb in leaves:
-        shown = [name for name, _line in frames(tb)]
-        # From this test's frame, through the task group's, to the child that failed.
-        assert shown[0] == "two_failed" and main in shown and shown[-2:] == ["child", "fail"], shown
-        # The leaf's own frames are the tail; those above come from the group.
-        assert entries(tb)[-len(entries(leaf.__traceback__)):] == entries(leaf.__traceback__)
-        assert entries(tb)[0].tb_frame is entries(group.__traceback__)[0].tb_frame

@@ -4,8 +4,7 @@ The ``with``/``async with`` forms and the decorator (sync, async): which
 exception leaves, its traceback (the frames of every group above it, none of
 exceptstar's), its own cause and context, where the group is; what
 propagates unchanged; the handled exception afterwards; an interrupt inside;
-task groups of asyncio (exceptstar's on 3.8-3.10, the built-in on 3.11+),
-anyio (both backends) and Trio.
+random trees; six programs here and natively.  Task groups: test_leaves_tasks.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from support.processes import PURE_HERE, call
 
 import exceptstar
 from exceptstar import BaseExceptionGroup, ExceptionGroup, collapse, leaf_exceptions
-from exceptstar._classes import group_classes
 from exceptstar._frames import is_own
 
 Entry = Tuple[Any, int, int]
@@ -325,86 +323,6 @@ def test_an_interrupt_inside_keeps_the_group(form: str) -> None:
     own = [e for e in entries(info.value.__traceback__) if is_own(e)]
     assert own == []
     assert names(info.value.__traceback__)[-1] == "__instancecheck__"
-
-
-# --- task groups -------------------------------------------------------------------
-
-
-async def child_fails() -> None:
-    await asyncio.sleep(0)
-    raise ValueError("the real one")
-
-
-def check_collapsed(error: BaseException, outer: str) -> None:
-    assert type(error) is ValueError and str(error) == "the real one"
-    shown = names(error.__traceback__)
-    assert shown[0] == outer and shown[-1] == "child_fails"
-    assert not any(is_own(e) for e in entries(error.__traceback__))
-    context = error.__context__
-    assert context is not None
-    assert [leaf for leaf, _tb in leaf_exceptions(context)] == [error]
-    assert isinstance(context, group_classes())
-
-
-def test_asyncio_task_group() -> None:
-    from exceptstar.asyncio import TaskGroup
-
-    async def main() -> None:
-        with collapse(ignore=asyncio.CancelledError):
-            async with TaskGroup() as tg:
-                tg.create_task(asyncio.sleep(3600))
-                tg.create_task(child_fails())
-
-    with pytest.raises(ValueError) as info:
-        asyncio.run(main())
-    check_collapsed(info.value, "test_asyncio_task_group")
-    assert "main" in names(info.value.__traceback__)
-
-
-@pytest.mark.parametrize("backend", ["asyncio", "trio"])
-def test_anyio_task_group(backend: str) -> None:
-    anyio = pytest.importorskip("anyio")
-
-    async def child() -> None:
-        await anyio.sleep(0)
-        await child_fails_any()
-
-    async def child_fails_any() -> None:
-        raise ValueError("the real one")
-
-    @collapse()
-    async def main() -> None:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(anyio.sleep, 3600)
-            tg.start_soon(child)
-
-    with pytest.raises(ValueError) as info:
-        anyio.run(main, backend=backend)
-    shown = names(info.value.__traceback__)
-    assert shown[-3:] == ["main", "child", "child_fails_any"] or shown[-2:] == ["child", "child_fails_any"]
-    assert "main" in shown
-    assert not any(is_own(e) for e in entries(info.value.__traceback__))
-    assert isinstance(info.value.__context__, group_classes())
-
-
-def test_trio_nursery() -> None:
-    trio = pytest.importorskip("trio")
-
-    async def child() -> None:
-        await trio.sleep(0)
-        raise ValueError("the real one")
-
-    async def main() -> None:
-        async with collapse(ignore=trio.Cancelled), trio.open_nursery() as nursery:
-            nursery.start_soon(trio.sleep, 3600)
-            nursery.start_soon(child)
-
-    with pytest.raises(ValueError) as info:
-        trio.run(main)
-    shown = names(info.value.__traceback__)
-    assert "main" in shown and shown[-1] == "child"
-    assert not any(is_own(e) for e in entries(info.value.__traceback__))
-    assert isinstance(info.value.__context__, group_classes())
 
 
 def test_public_names() -> None:
