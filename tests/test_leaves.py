@@ -254,3 +254,13 @@ def test_traceback_pdb_and_logging_take_composite_tracebacks(monkeypatch: pytest
     assert in_order(shown, [f"({number}){name}()" for name, number in frames(tb)]), shown
     # The debugger starts at the leaf's own frame (fail's), where exc is the leaf.
     assert "ValueError(1)" in shown
+
+
+def test_an_entry_without_a_line() -> None:
+    # Built by a tool (as Jinja2 builds its template frames), with no line: 3.11+ reads None, before it -1.
+    group = exceptstar.ExceptionGroup("", [ValueError()])
+    group.__traceback__ = TracebackType(None, sys._getframe(), 10**6, -1)
+    (_leaf, tb), = leaf_exceptions(group)
+    assert tb is not None and tb is not group.__traceback__
+    assert tb.tb_frame is sys._getframe() and tb.tb_lasti == 10**6
+    assert tb.tb_lineno == group.__traceback__.tb_lineno == (None if sys.version_info >= (3, 11) else -1)

@@ -52,7 +52,7 @@ def _linked(entries: "List[TracebackType]", tail: "Optional[TracebackType]") -> 
     """New entries for the frames, lines and instructions of ``entries``, in order, ending with ``tail``."""
     for entry in reversed(entries):
         lineno = entry.tb_lineno
-        # 3.12+ reads None where no line is known; -1 asks it to compute the line again.
+        # 3.11+ reads None where no line is known; -1 asks it to compute the line again.
         tail = TracebackType(tail, entry.tb_frame, entry.tb_lasti, -1 if lineno is None else lineno)
     return tail
 
