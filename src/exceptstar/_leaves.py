@@ -156,9 +156,7 @@ def _one_of(group: BaseException, ignore: "_Ignore") -> "Optional[BaseException]
 def _outcome(exc: BaseException, ignore: "_Ignore") -> BaseException:
     """What the decorated function's caller gets instead of ``exc``: the one leaf, or ``exc`` without our frames."""
     _frames.strip(exc)
-    if isinstance(exc, group_classes()):
-        return _one_of(exc, ignore) or exc
-    return exc
+    return (_is_group(exc) and _one_of(exc, ignore)) or exc
 
 
 class collapse:
