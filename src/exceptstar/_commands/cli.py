@@ -1,8 +1,8 @@
-"""The command line: ``python -m exceptstar demo | run | check | show | config | compileall``.
+"""The command line: ``python -m exceptstar demo | run | check | show | config | compileall | pyinstaller``.
 
 This module owns the usage text and the dispatch; each command is a module
 of this wing (``run``, ``check``, ``tools`` for ``show`` and ``config``,
-``demo``, ``compileall``), imported only when its command runs.
+``demo``, ``compileall``, ``pyinstaller``), imported only when its command runs.
 """
 
 import sys
@@ -22,6 +22,7 @@ usage: python -m exceptstar demo
        python -m exceptstar show FILE
        python -m exceptstar config ruff|mypy|pyright|flake8|black|coverage [PATH...]
        python -m exceptstar compileall [compileall's options] [PATH...]
+       python -m exceptstar pyinstaller [PyInstaller's options] SCRIPT
 
 demo   run a small program written with except* (the default)
 run    run a program as python does, with except* available on every version
@@ -29,6 +30,7 @@ check  report every invalid use of except* in the files and folders given
 show   print the transformed source (what runs on 3.8-3.10), with the original line numbers
 config print a tool's settings for the files that use except* (default PATH: .)
 compileall  python -m compileall, writing the transformed bytecode of the files that use except*
+pyinstaller PyInstaller, bundling the transformed code of the modules that use except*
 """
 
 
@@ -58,6 +60,10 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
         from exceptstar._commands import compileall
 
         return compileall.main(args)
+    if command == "pyinstaller":
+        from exceptstar._commands import pyinstaller
+
+        return pyinstaller.main(args)
     if command in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0

@@ -1,0 +1,49 @@
+"""``python -m exceptstar pyinstaller ARGS...``: PyInstaller, freezing modules that use ``except*``.
+
+PyInstaller reads every module it bundles with the built-in ``compile``
+(modulegraph's analysis, then the code it writes into the archive), which
+3.8-3.10 refuse on ``except*``: the module is left out as "invalid" and the
+frozen app fails with ``ModuleNotFoundError``.  Its extension points cannot
+change that (``pyinstaller40`` hook directories are discovered in a separate
+process, and hooks run only after modules are analysed), so this command runs
+PyInstaller's own entry point in this process with exceptstar's ``compile``
+in those two modules: the archive then holds the transformed code and no
+source.  The hook directory it also registers (``hook-exceptstar.py``, through
+the ``pyinstaller40`` entry point) bundles exceptstar's lazily imported
+modules, which the transformed code needs at run time.  On 3.11+ it is plain
+PyInstaller.
+"""
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, List
+
+
+def main(args: "List[str]") -> int:
+    import importlib
+
+    try:
+        # Its modules typed loosely: PyInstaller ships no types, and these are its internals.
+        entry: Any = importlib.import_module("PyInstaller.__main__")
+    except ImportError:
+        import sys
+
+        sys.stderr.write("exceptstar pyinstaller: PyInstaller is not installed (pip install pyinstaller)\n")
+        return 2
+    from exceptstar._classes import PURE
+
+    if PURE:
+        from exceptstar._compiler.transform import compile
+
+        # A module global shadows the built-in for these modules' own calls only.
+        for name in ("PyInstaller.lib.modulegraph.modulegraph", "PyInstaller.building.utils"):
+            module: Any = importlib.import_module(name)
+            module.compile = compile
+    try:
+        entry.run(args)
+    except SystemExit as exit:
+        return exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+    return 0
+
+
+__all__ = ["main"]
