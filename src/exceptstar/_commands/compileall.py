@@ -28,7 +28,7 @@ def main(args: "List[str]") -> int:
         _transform_star_files()
     # What `python -m compileall` sees: its own name in the usage text and errors.
     sys.argv = [compileall.__file__, *args]
-    return int(not compileall.main())
+    return int(not compileall.main())  # type: ignore[attr-defined]  # not in typeshed
 
 
 def _transform_star_files() -> None:
@@ -56,7 +56,7 @@ def _transform_star_files() -> None:
 
     class StarSourceLoader(importlib.machinery.SourceFileLoader):
         # py_compile's loader: the hook's code for except* sources, the ordinary code otherwise.
-        def source_to_code(self, data: "Any", path: "Any", *, _optimize: int = -1) -> "Any":
+        def source_to_code(self, data: "Any", path: "Any", *, _optimize: int = -1) -> "Any":  # type: ignore[override]
             if not transform.has_except_star(data):
                 return super().source_to_code(data, path, _optimize=_optimize)
             return transform.compile_source(data, path, "exec", optimize=_optimize, module=True)[0]
