@@ -23,12 +23,6 @@ from support.processes import exceptstar
 
 Results = Dict[str, Any]
 
-# 3.10's transformed code runs the engine's finishing code of a try/except* on the line of its
-# first except*: the tracer records an arc there that native 3.11+ does not (an arc leaving the
-# handler shows as missing).  Lines are exact; coverage 7.6/7.10 (3.8/3.9) do not analyse TryStar.
-ARCS_AFTER_HANDLERS = pytest.mark.xfail(sys.version_info[:2] == (3, 10), strict=True,
-                                        reason="3.10: the except* finishing code's line table (see rewrite)")
-
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -62,7 +56,7 @@ def native_analysis(folder: Path) -> Any:
     return analysis
 
 
-@pytest.mark.parametrize("branch", [False, pytest.param(True, marks=ARCS_AFTER_HANDLERS)], ids=["lines", "branches"])
+@pytest.mark.parametrize("branch", [False, True], ids=["lines", "branches"])
 def test_reports_equal_native(runs: Callable[[str, bool], Results], branch: bool) -> None:
     ours, native = runs("ours", branch), runs("native", branch)
     assert ours["stderr"] == native["stderr"] == ""
@@ -96,7 +90,6 @@ def test_without_the_plugin_the_reports_fail(folder: Path, runs: Callable[[str, 
     assert "Couldn't parse" in proc.stdout + proc.stderr
 
 
-@ARCS_AFTER_HANDLERS
 def test_pytest_cov(folder: Path, runs: Callable[[str, bool], Results]) -> None:
     """``pytest --cov`` with the plugin in coverage's settings: a test file and the module it tests use except*."""
     project.require("pytest_cov")

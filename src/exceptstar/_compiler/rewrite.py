@@ -299,8 +299,10 @@ class _StarTry:
             # events never step back to this clause, as CPython's do not.  Not
             # before PEP 626 (3.10): there a jump into the middle of a line's
             # code reports no event, so the next clause's line would be lost.
+            # After the last clause that is the engine's finishing code, which
+            # has no line at all, as CPython's own.
             handlers = self.node.handlers
-            self.at = _keyword_position(handlers[index + 1] if index + 1 < len(handlers) else handlers[0])
+            self.at = _keyword_position(handlers[index + 1]) if index + 1 < len(handlers) else _NO_LINE
         else:
             self.at = _keyword_position(handler)
         # Everything a handler raises is caught and recorded, so what follows
@@ -347,6 +349,12 @@ class _StarTry:
         # handled exception the engine sets there would not outlive it.  The
         # usual way falls through the test (3.10 runs signal handlers on taken
         # jumps), hence the re-raise written twice.
+        if sys.version_info[:2] == (3, 10):
+            # No line event: a tracer (coverage's branches) sees a handler's last
+            # line followed by wherever the statement goes next, as natively.
+            # 3.10's compiler writes "no line" for a negative line; before
+            # PEP 626 the line table has no way to say it.
+            self.at = _NO_LINE
         usual = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
         return [
             self._guard([outcome()], 0, [new(ast.Assign, [self._name(self.part, True)], self._name(self.star))]),
@@ -395,6 +403,8 @@ _ADD, _IS, _IS_NOT = ast.Add(), ast.Is(), ast.IsNot()
 
 
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+# Code with no line (3.10): what runs after every clause.
+_NO_LINE = {"lineno": -1, "col_offset": 0, "end_lineno": -1, "end_col_offset": 0}
 
 
 def _keyword_position(where: "Any") -> "Dict[str, int]":
