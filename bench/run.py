@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from tests.support.interpreters import find_interpreters  # noqa: E402
 
 VENVS = ROOT / ".venvs"
-PEER_PACKAGES = ["exceptiongroup"]
+PEER_PACKAGES = ["exceptiongroup", "coverage"]
 SIDES = ("exceptstar", "peer")
 Version = Tuple[int, int]
 
@@ -90,6 +90,10 @@ ROWS = [
         "8. first (uncached) import of a 200-module package using except*", "package"),
     Row("run_script", "case_package.py",
         "8. `python -m exceptstar run` a 5,000-line script (process CPU)", "script"),
+    Row("coverage_run", "case_coverage.py", "9. coverage run of case 8's package and script, with the plugin",
+        "coverage"),
+    Row("coverage_report", "case_coverage.py", "9. coverage json of that run (coverage reads the 200 modules)",
+        "coverage"),
 ]
 SCRIPTS = list(dict.fromkeys(row.script for row in ROWS))
 
@@ -106,6 +110,7 @@ def peer_label(kind: str, version: Version, backport: str) -> str:
         "tokenize": "tokenize.generate_tokens alone",
         "package": "the plain twin, no exceptstar",
         "script": "`python plain.py`",
+        "coverage": "plain coverage, the plain twin",
     }
     return labels[kind]
 
