@@ -225,3 +225,8 @@ def blocking_connect(host: str) -> None:
 def ipython_hooks(shell: object) -> None:
     exceptstar.load_ipython_extension(shell)
     exceptstar.unload_ipython_extension(shell)
+
+
+def coverage_hook(registry: object, options: object) -> None:
+    # What coverage calls for plugins = ["exceptstar"].
+    assert_type(exceptstar.coverage_init(registry, options), None)
