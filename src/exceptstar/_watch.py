@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # ON_IMPORT: by ``import exceptstar`` on 3.8-3.10, where the packages gate group support on 3.11.
 ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
     "exceptiongroup": ("exceptstar._integrations.backport", "EXCEPTSTAR_NO_BACKPORT"),
+    "loguru": ("exceptstar._integrations.loguru", "EXCEPTSTAR_NO_LOGURU"),
 }
 # ON_INSTALL: by a global ``install()`` (so under ``run``) and the pytest plugin: tools that
 # compile or re-run the user's code themselves.

@@ -1,0 +1,133 @@
+"""loguru shows a group's members on 3.8-3.10 as the same loguru version does on native 3.11+.
+
+One program logs a nested group (members with their own tracebacks and notes,
+the outer group with a ``__context__``) through ``logger.exception`` and
+``logger.opt(exception=...)``, with ``backtrace`` off and on.  It runs here in
+each import order, with and without the ``exceptiongroup`` backport (loguru
+imports it on 3.8-3.10), and on native 3.13 with the same loguru: the outputs
+are equal, paths aside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.interpreters import native_python
+from support.processes import child_env
+
+REQUIRED = bool(os.environ.get("EXCEPTSTAR_REQUIRE_LINT") or os.environ.get("CI"))
+
+PROGRAM = """\
+import sys
+order, backport = sys.argv[1], sys.argv[2]
+if backport == "absent":
+    sys.modules["exceptiongroup"] = None  # as where the backport is not installed
+if order == "exceptstar first":
+    import exceptstar
+from loguru import logger
+if order == "loguru first":
+    import exceptstar
+if sys.version_info < (3, 11):
+    from exceptstar import ExceptionGroup
+
+
+def add_note(exc, note):
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exceptstar.add_note(exc, note)
+
+
+def fail(exc):
+    raise exc
+
+
+def collect(*excs):
+    caught = []
+    for exc in excs:
+        try:
+            fail(exc)
+        except Exception as error:
+            add_note(error, f"note on {type(error).__name__}")
+            caught.append(error)
+    return caught
+
+
+def scenario():
+    try:
+        raise KeyError("context")
+    except KeyError:
+        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
+        raise ExceptionGroup("outer", [ValueError("value"), inner])
+
+
+logger.remove()
+for backtrace in ([False] if order == "run" else [False, True]):
+    logger.add(sys.stdout, colorize=False, backtrace=backtrace, diagnose=False, format="{message}")
+    try:
+        scenario()
+    except Exception:
+        logger.exception("exception (backtrace={})", backtrace)
+    try:
+        scenario()
+    except Exception as error:
+        logger.opt(exception=error).error("opt")
+    logger.remove()
+"""
+
+
+def loguru_version(python: str) -> str | None:
+    proc = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('loguru'))"],
+                          capture_output=True, text=True, env=child_env(False))
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    here = loguru_version(sys.executable)
+    if here is None:
+        if REQUIRED:
+            pytest.fail("loguru is not installed in this environment")
+        pytest.skip("loguru is not installed")
+    reference = native_python()
+    venv = Path(__file__).resolve().parents[1] / ".venvs" / "py313" / "bin" / "python"
+    reference = str(venv) if venv.exists() else reference
+    if reference is None or loguru_version(reference) != here:
+        pytest.skip(f"no native 3.11+ with loguru {here}")
+    folder = tmp_path_factory.mktemp("native")
+    (folder / "prog.py").write_text(PROGRAM)
+    out = {}
+    for order in ("exceptstar first", "run"):
+        proc = subprocess.run([reference, "prog.py", order, "present"], cwd=folder, capture_output=True,
+                              text=True, env=child_env(False))
+        assert proc.returncode == 0, proc.stderr
+        out[order] = proc.stdout.replace(f"{folder}/", "")  # 3.8 names the script as given
+    return out
+
+
+def ours(tmp_path: Path, order: str, backport: str, **env: str) -> str:
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order, backport]
+    proc = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env={**child_env(False), **env})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.replace(f"{tmp_path}/", "")
+
+
+@pytest.mark.parametrize("backport", ["present", "absent"])
+@pytest.mark.parametrize("order", ["exceptstar first", "loguru first", "run"])
+def test_as_native(tmp_path: Path, native: dict[str, str], order: str, backport: str) -> None:
+    expected = native["run" if order == "run" else "exceptstar first"]
+    assert ours(tmp_path, order, backport) == expected
+    assert expected.count("note on OSError") == (2 if order == "run" else 4)  # members, with their notes
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="loguru knows the built-in groups there")
+def test_turned_off_without_the_backport_shows_no_member(tmp_path: Path, native: dict[str, str]) -> None:
+    output = ours(tmp_path, "exceptstar first", "absent", EXCEPTSTAR_NO_LOGURU="1")
+    assert "note on OSError" not in output and "ExceptionGroup: outer" in output
