@@ -10,9 +10,7 @@ are equal, paths aside.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
