@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
     "exceptiongroup": ("exceptstar._integrations.backport", "EXCEPTSTAR_NO_BACKPORT"),
     "loguru": ("exceptstar._integrations.loguru", "EXCEPTSTAR_NO_LOGURU"),
+    "sentry_sdk": ("exceptstar._integrations.sentry_sdk", "EXCEPTSTAR_NO_SENTRY"),
 }
 # ON_INSTALL: by a global ``install()`` (so under ``run``) and the pytest plugin: tools that
 # compile or re-run the user's code themselves.
