@@ -17,11 +17,12 @@ if sys.version_info < (3, 11):
     from exceptstar._printing import patches
 
     patches.activate()
-    # When they are imported: the backport (our groups are its, so anyio's, Trio's and
-    # pytest's), libraries that show groups only on 3.11+ (rich, structlog, ...).
-    _watch.activate(_watch.ON_IMPORT)
-    # The classes are found where they say they live: see _classes.
+    # The classes are found where they say they live: see _classes.  Before the
+    # integrations, some of which look for them there.
     _classes.provide_classes()
+    # When they are imported: the backport (our groups are its, so anyio's, Trio's and
+    # pytest's), libraries that show groups only on 3.11+ (structlog, sentry-sdk, ...).
+    _watch.activate(_watch.ON_IMPORT)
 
 # What __getattr__ returns, for type checkers: without these imports every lazy
 # name would have __getattr__'s type, ``object``.  TYPE_CHECKING is a constant

@@ -30,6 +30,7 @@ ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
     "exceptiongroup": ("exceptstar._integrations.backport", "EXCEPTSTAR_NO_BACKPORT"),
     "loguru": ("exceptstar._integrations.loguru", "EXCEPTSTAR_NO_LOGURU"),
     "sentry_sdk": ("exceptstar._integrations.sentry_sdk", "EXCEPTSTAR_NO_SENTRY"),
+    "structlog": ("exceptstar._integrations.structlog", "EXCEPTSTAR_NO_STRUCTLOG"),
 }
 # ON_INSTALL: by a global ``install()`` (so under ``run``) and the pytest plugin: tools that
 # compile or re-run the user's code themselves.

@@ -1,0 +1,53 @@
+"""The native side of the rendering tests: a 3.11+ interpreter with the same version of a package.
+
+The packages drop old interpreters at different times, so the newest version
+that installs on 3.8 may be older than the reference environment's.  Then that
+exact version is installed (``pip install --target``, once per machine, in the
+temporary folder) and put first on the reference's ``PYTHONPATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from support.interpreters import native_python
+from support.processes import ROOT, SRC, child_env
+
+REQUIRED = bool(os.environ.get("EXCEPTSTAR_REQUIRE_LINT") or os.environ.get("CI"))
+
+
+def version(python: str, distribution: str, env: dict[str, str] | None = None) -> str | None:
+    code = f"import importlib.metadata as m; print(m.version({distribution!r}))"
+    proc = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env or child_env(False))
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def reference_with(distribution: str) -> tuple[str, dict[str, str]]:
+    """The reference interpreter and the environment in which it imports this interpreter's version."""
+    here = version(sys.executable, distribution)
+    if here is None:
+        if REQUIRED:
+            pytest.fail(f"{distribution} is not installed in this environment")
+        pytest.skip(f"{distribution} is not installed")
+    venv = ROOT / ".venvs" / "py313" / "bin" / "python"
+    reference = str(venv) if venv.exists() else native_python()
+    if reference is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    env = child_env(False)
+    if version(reference, distribution) == here:
+        return reference, env
+    target = Path(tempfile.gettempdir()) / f"exceptstar-native-{distribution}-{here}"
+    if not target.exists():
+        proc = subprocess.run([reference, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
+                               "--target", str(target), f"{distribution}=={here}"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.fail(f"{distribution}=={here} for the native side: {proc.stderr[-2000:]}")
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
+    assert version(reference, distribution, env) == here
+    return reference, env

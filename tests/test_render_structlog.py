@@ -1,0 +1,113 @@
+"""structlog's dict tracebacks of a group have ``is_group`` and the members on 3.8-3.10, as on 3.11+.
+
+One program renders a nested group (members with tracebacks and notes, the
+outer group with a ``__context__``) through ``dict_tracebacks``
+(``ExceptionRenderer(ExceptionDictTransformer())``) and
+``ExceptionDictTransformer`` directly; the JSON equals what the same structlog
+version gives on native 3.13, in each import order and under ``run`` (file
+names aside: the interpreters' paths).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.processes import child_env
+from support.render_native import reference_with
+
+PROGRAM = """\
+import json
+import sys
+
+order = sys.argv[1]
+if order == "exceptstar first":
+    import exceptstar
+import structlog
+from structlog.tracebacks import ExceptionDictTransformer
+if order == "structlog first":
+    import exceptstar
+if sys.version_info < (3, 11):
+    from exceptstar import ExceptionGroup
+
+
+def add_note(exc, note):
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exceptstar.add_note(exc, note)
+
+
+def fail(exc):
+    raise exc
+
+
+def collect(*excs):
+    caught = []
+    for exc in excs:
+        try:
+            fail(exc)
+        except Exception as error:
+            add_note(error, f"note on {type(error).__name__}")
+            caught.append(error)
+    return caught
+
+
+def scenario():
+    try:
+        raise KeyError("context")
+    except KeyError:
+        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
+        raise ExceptionGroup("outer", [ValueError("value"), inner])
+
+
+def strip(value):
+    # Paths and versions are the interpreter's; the structure is structlog's.
+    if isinstance(value, dict):
+        return {key: strip(item) for key, item in value.items() if key != "filename"}
+    if isinstance(value, list):
+        return [strip(item) for item in value]
+    return value
+
+
+records = []
+renderer = structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False))
+structlog.configure(processors=[renderer, lambda _l, _m, event: records.append(event) or ""],
+                    logger_factory=structlog.ReturnLoggerFactory())
+try:
+    scenario()
+except Exception:
+    structlog.get_logger().exception("failed")
+    direct = ExceptionDictTransformer(show_locals=False, use_rich=False)(sys.exc_info())
+    print(json.dumps(strip(direct), indent=1, sort_keys=True))
+print(json.dumps(strip(records), indent=1, sort_keys=True))
+"""
+
+
+def render(command: list[str], folder: Path, env: dict[str, str]) -> str:
+    (folder / "prog.py").write_text(PROGRAM)
+    proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory: pytest.TempPathFactory) -> str:
+    reference, env = reference_with("structlog")
+    return render([reference, "prog.py", "exceptstar first"], tmp_path_factory.mktemp("native"), env)
+
+
+@pytest.mark.parametrize("order", ["exceptstar first", "structlog first", "run"])
+def test_dict_tracebacks_as_native(tmp_path: Path, native: str, order: str) -> None:
+    command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
+    assert render(command, tmp_path, child_env(False)) == native
+    assert native.count('"is_group": true') == 4  # the outer and inner group, twice
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="structlog opens its group branch itself there")
+def test_turned_off_no_group(tmp_path: Path, native: str) -> None:
+    output = render([sys.executable, "prog.py", "exceptstar first"], tmp_path,
+                    {**child_env(False), "EXCEPTSTAR_NO_STRUCTLOG": "1"})
+    assert '"is_group": true' not in output
