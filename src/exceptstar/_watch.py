@@ -31,6 +31,7 @@ ON_IMPORT: "Dict[str, Tuple[str, str]]" = {
     "loguru": ("exceptstar._integrations.loguru", "EXCEPTSTAR_NO_LOGURU"),
     "sentry_sdk": ("exceptstar._integrations.sentry_sdk", "EXCEPTSTAR_NO_SENTRY"),
     "structlog": ("exceptstar._integrations.structlog", "EXCEPTSTAR_NO_STRUCTLOG"),
+    "rich": ("exceptstar._integrations.rich", "EXCEPTSTAR_NO_RICH"),
 }
 # ON_INSTALL: by a global ``install()`` (so under ``run``) and the pytest plugin: tools that
 # compile or re-run the user's code themselves.

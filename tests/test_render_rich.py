@@ -1,0 +1,123 @@
+"""rich shows a group's members on 3.8-3.10 as the same rich version does on native 3.11+.
+
+One program renders a nested group (members with tracebacks and notes, the
+outer group with a ``__context__``) through ``Traceback.from_exception``,
+``Traceback()``, ``RichHandler(rich_tracebacks=True)`` and
+``rich.traceback.install()``, on a plain console 100 columns wide; the text
+equals native 3.13's with the same rich, in each import order and under
+``run``.  What rich does on 3.11+ too (a group's context not shown, the top
+exception's notes on every stack) is part of what is compared.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from support.processes import child_env
+from support.render_native import reference_with
+
+PROGRAM = """\
+import logging
+import sys
+
+order = sys.argv[1]
+if order == "exceptstar first":
+    import exceptstar
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.traceback import Traceback
+if order == "rich first":
+    import exceptstar
+if sys.version_info < (3, 11):
+    from exceptstar import ExceptionGroup
+
+
+def add_note(exc, note):
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exceptstar.add_note(exc, note)
+
+
+def fail(exc):
+    raise exc
+
+
+def collect(*excs):
+    caught = []
+    for exc in excs:
+        try:
+            fail(exc)
+        except Exception as error:
+            add_note(error, f"note on {type(error).__name__}")
+            caught.append(error)
+    return caught
+
+
+def scenario():
+    try:
+        raise KeyError("context")
+    except KeyError:
+        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
+        raise ExceptionGroup("outer", [ValueError("value"), inner])
+
+
+console = Console(width=100, color_system=None, force_terminal=False, file=sys.stdout)
+try:
+    scenario()
+except Exception as error:
+    console.print(Traceback.from_exception(type(error), error, error.__traceback__))
+    console.print(Traceback())
+handler = RichHandler(console=console, rich_tracebacks=True, show_time=False, show_path=False)
+logger = logging.getLogger("app")
+logger.addHandler(handler)
+try:
+    scenario()
+except Exception:
+    logger.exception("logged")
+import rich.traceback
+
+rich.traceback.install(console=console)
+try:
+    scenario()
+except Exception:
+    sys.excepthook(*sys.exc_info())  # what the interpreter calls for an uncaught exception
+"""
+
+
+def render(command: list[str], env: dict[str, str]) -> str:
+    # A folder whose path is as long on both sides: rich wraps the panels' lines around it.
+    folder = Path(tempfile.mkdtemp(prefix="exceptstar-rich-"))
+    try:
+        (folder / "prog.py").write_text(PROGRAM)
+        proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
+    finally:
+        shutil.rmtree(folder)
+    assert proc.returncode == 0, proc.stderr
+    # The program's path is the folder's (3.8 names the script as given), and it pads the panel's lines.
+    return re.sub(r" {2,}", " ", proc.stdout.replace(f"{folder}/", ""))
+
+
+@pytest.fixture(scope="module")
+def native() -> str:
+    reference, env = reference_with("rich")
+    return render([reference, "prog.py", "exceptstar first"], env)
+
+
+@pytest.mark.parametrize("order", ["exceptstar first", "rich first", "run"])
+def test_as_native(native: str, order: str) -> None:
+    command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
+    assert render(command, child_env(False)) == native
+    assert native.count("Sub-exception #") == 16  # each of four renderings: 2 + 2 members
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="rich shows the built-in groups there")
+def test_turned_off_no_member(native: str) -> None:
+    output = render([sys.executable, "prog.py", "exceptstar first"], {**child_env(False), "EXCEPTSTAR_NO_RICH": "1"})
+    assert "Sub-exception" not in output
