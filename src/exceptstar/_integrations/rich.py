@@ -17,7 +17,7 @@ the top exception's notes stand on every stack.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import ModuleType
-    from typing import Any, Iterator, Optional, Set
+    from typing import Any, Iterator, Optional, Set, Type
 
 # The options rich's 3.11 branch hands on to a member's extract (not the others: rich's choice).
 _MEMBER_OPTIONS = ("show_locals", "locals_max_length", "locals_hide_dunder", "locals_hide_sunder")
@@ -41,10 +41,10 @@ def _chain(exc: "Any") -> "Iterator[Any]":
 def _patch_traceback(module: "ModuleType") -> None:
     from exceptstar._classes import group_classes
 
-    owner: "Any" = module.Traceback  # type: ignore[attr-defined]
+    owner: Any = module.Traceback
     original = vars(owner)["extract"].__func__
 
-    def extract(cls: "Any", exc_type: "Any", exc_value: "Any", traceback: "Any", *,
+    def extract(cls: "Type[Any]", exc_type: "Any", exc_value: "Any", traceback: "Any", *,
                 _visited_exceptions: "Optional[Set[BaseException]]" = None, **options: "Any") -> "Any":
         grouped = set() if _visited_exceptions is None else _visited_exceptions
         trace = original(cls, exc_type, exc_value, traceback, _visited_exceptions=grouped, **options)
@@ -55,7 +55,8 @@ def _patch_traceback(module: "ModuleType") -> None:
             kept.append(stack)
             if isinstance(exc, groups) and not stack.is_group:
                 stack.is_group = True
-                for member in exc.exceptions:
+                group: Any = exc
+                for member in group.exceptions:
                     if member in grouped:
                         continue
                     grouped.add(member)
