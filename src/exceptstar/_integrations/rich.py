@@ -44,7 +44,7 @@ def _patch_traceback(module: "ModuleType") -> None:
     owner: Any = module.Traceback
     original = vars(owner)["extract"].__func__
 
-    def extract(cls: "Type[Any]", exc_type: "Any", exc_value: "Any", traceback: "Any", *,
+    def extract(cls: "Type[Any]", /, exc_type: "Any", exc_value: "Any", traceback: "Any", *,
                 _visited_exceptions: "Optional[Set[BaseException]]" = None, **options: "Any") -> "Any":
         grouped = set() if _visited_exceptions is None else _visited_exceptions
         trace = original(cls, exc_type, exc_value, traceback, _visited_exceptions=grouped, **options)
