@@ -3,15 +3,19 @@
 One program renders a nested group (members with tracebacks and notes, the
 outer group with a ``__context__``) through ``dict_tracebacks``
 (``ExceptionRenderer(ExceptionDictTransformer())``) and
-``ExceptionDictTransformer`` directly; the JSON equals what the same structlog
-version gives on native 3.13, in each import order and under ``run`` (file
-names aside: the interpreters' paths).
+``ExceptionDictTransformer`` directly, and through ``ConsoleRenderer`` with
+the plain and the rich traceback formatter; the JSON and the text equal what
+the same structlog version gives on native 3.13, in each import order and
+under ``run`` (file names aside: the interpreters' paths).
 """
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -91,6 +95,91 @@ def render(command: list[str], folder: Path, env: dict[str, str]) -> str:
     proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+CONSOLE = """\
+import json
+import os
+import sys
+
+order = sys.argv[1]
+if order == "exceptstar first":
+    import exceptstar
+import structlog
+from structlog.tracebacks import ExceptionDictTransformer
+if order == "structlog first":
+    import exceptstar
+if sys.version_info < (3, 11):
+    from exceptstar import ExceptionGroup
+
+
+def add_note(exc, note):
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exceptstar.add_note(exc, note)
+
+
+def fail(exc):
+    raise exc
+
+
+def collect(*excs):
+    caught = []
+    for exc in excs:
+        try:
+            fail(exc)
+        except Exception as error:
+            add_note(error, f"note on {type(error).__name__}")
+            caught.append(error)
+    return caught
+
+
+def scenario():
+    try:
+        raise KeyError("context")
+    except KeyError:
+        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
+        raise ExceptionGroup("outer", [ValueError("value"), inner])
+
+
+from structlog.dev import ConsoleRenderer, RichTracebackFormatter, plain_traceback
+
+for formatter in (plain_traceback, RichTracebackFormatter(width=100, color_system=None, show_locals=False)):
+    renderer = ConsoleRenderer(colors=False, exception_formatter=formatter)
+    try:
+        scenario()
+    except Exception:
+        print(renderer(None, "error", {"event": "failed", "exc_info": True, "timestamp": "t"}))
+"""
+
+
+def console(command: list[str], env: dict[str, str]) -> str:
+    # A folder whose path is as long on both sides (rich wraps its panels' lines around it); the
+    # carets under a line are 3.11's own (the plain traceback's), so lines of carets are left out.
+    folder = Path(tempfile.mkdtemp(prefix="exceptstar-structlog-"))
+    try:
+        (folder / "prog.py").write_text(CONSOLE)
+        proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
+    finally:
+        shutil.rmtree(folder)
+    assert proc.returncode == 0, proc.stderr
+    text = re.sub(r"(?m)^[ |]*[~^]+\n", "", proc.stdout.replace(f"{folder}/", ""))
+    return re.sub(r" {2,}", " ", text)
+
+
+@pytest.fixture(scope="module")
+def native_console() -> str:
+    reference, env = reference_with("structlog")
+    return console([reference, "prog.py", "exceptstar first"], env)
+
+
+@pytest.mark.parametrize("order", ["exceptstar first", "structlog first", "run"])
+def test_console_renderer_as_native(native_console: str, order: str) -> None:
+    # ConsoleRenderer with the plain traceback formatter and with rich's.
+    command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
+    assert console(command, child_env(False)) == native_console
+    assert native_console.count("Sub-exception #") == 4
 
 
 @pytest.fixture(scope="module")
