@@ -10,16 +10,13 @@ are equal, paths aside.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support.interpreters import native_python
 from support.processes import child_env
-
-REQUIRED = bool(os.environ.get("EXCEPTSTAR_REQUIRE_LINT") or os.environ.get("CI"))
+from support.render_native import SCENARIO, reference_with
 
 PROGRAM = """\
 import sys
@@ -35,35 +32,7 @@ if sys.version_info < (3, 11):
     from exceptstar import ExceptionGroup
 
 
-def add_note(exc, note):
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    else:
-        exceptstar.add_note(exc, note)
-
-
-def fail(exc):
-    raise exc
-
-
-def collect(*excs):
-    caught = []
-    for exc in excs:
-        try:
-            fail(exc)
-        except Exception as error:
-            add_note(error, f"note on {type(error).__name__}")
-            caught.append(error)
-    return caught
-
-
-def scenario():
-    try:
-        raise KeyError("context")
-    except KeyError:
-        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
-        raise ExceptionGroup("outer", [ValueError("value"), inner])
-
+""" + SCENARIO + """
 
 logger.remove()
 for backtrace in ([False] if order == "run" else [False, True]):
@@ -80,30 +49,15 @@ for backtrace in ([False] if order == "run" else [False, True]):
 """
 
 
-def loguru_version(python: str) -> str | None:
-    proc = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('loguru'))"],
-                          capture_output=True, text=True, env=child_env(False))
-    return proc.stdout.strip() if proc.returncode == 0 else None
-
-
 @pytest.fixture(scope="module")
 def native(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    here = loguru_version(sys.executable)
-    if here is None:
-        if REQUIRED:
-            pytest.fail("loguru is not installed in this environment")
-        pytest.skip("loguru is not installed")
-    reference = native_python()
-    venv = Path(__file__).resolve().parents[1] / ".venvs" / "py313" / "bin" / "python"
-    reference = str(venv) if venv.exists() else reference
-    if reference is None or loguru_version(reference) != here:
-        pytest.skip(f"no native 3.11+ with loguru {here}")
+    reference, env = reference_with("loguru")
     folder = tmp_path_factory.mktemp("native")
     (folder / "prog.py").write_text(PROGRAM)
     out = {}
     for order in ("exceptstar first", "run"):
         proc = subprocess.run([reference, "prog.py", order, "present"], cwd=folder, capture_output=True,
-                              text=True, env=child_env(False))
+                              text=True, env=env)
         assert proc.returncode == 0, proc.stderr
         out[order] = proc.stdout.replace(f"{folder}/", "")  # 3.8 names the script as given
     return out

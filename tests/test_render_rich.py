@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from support.processes import child_env
-from support.render_native import reference_with
+from support.render_native import SCENARIO, reference_with
 
 PROGRAM = """\
 import logging
@@ -38,35 +38,7 @@ if sys.version_info < (3, 11):
     from exceptstar import ExceptionGroup
 
 
-def add_note(exc, note):
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    else:
-        exceptstar.add_note(exc, note)
-
-
-def fail(exc):
-    raise exc
-
-
-def collect(*excs):
-    caught = []
-    for exc in excs:
-        try:
-            fail(exc)
-        except Exception as error:
-            add_note(error, f"note on {type(error).__name__}")
-            caught.append(error)
-    return caught
-
-
-def scenario():
-    try:
-        raise KeyError("context")
-    except KeyError:
-        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
-        raise ExceptionGroup("outer", [ValueError("value"), inner])
-
+""" + SCENARIO + """
 
 console = Console(width=100, color_system=None, force_terminal=False, file=sys.stdout)
 try:

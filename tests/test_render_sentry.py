@@ -11,17 +11,14 @@ compared with native 3.13's, in each import order and under ``run``.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.interpreters import native_python
 from support.processes import child_env
-
-REQUIRED = bool(os.environ.get("EXCEPTSTAR_REQUIRE_LINT") or os.environ.get("CI"))
+from support.render_native import SCENARIO, reference_with
 
 PROGRAM = """\
 import json
@@ -51,35 +48,7 @@ class Capture(Transport):
                 EVENTS.append(event)
 
 
-def add_note(exc, note):
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    else:
-        exceptstar.add_note(exc, note)
-
-
-def fail(exc):
-    raise exc
-
-
-def collect(*excs):
-    caught = []
-    for exc in excs:
-        try:
-            fail(exc)
-        except Exception as error:
-            add_note(error, f"note on {type(error).__name__}")
-            caught.append(error)
-    return caught
-
-
-def scenario():
-    try:
-        raise KeyError("context")
-    except KeyError:
-        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
-        raise ExceptionGroup("outer", [ValueError("value"), inner])
-
+""" + SCENARIO + """
 
 sentry_sdk.init(dsn="http://key@127.0.0.1/1", transport=Capture, default_integrations=False,
                 integrations=[LoggingIntegration(event_level=logging.ERROR), ExcepthookIntegration()])
@@ -108,41 +77,28 @@ print(json.dumps([[{"type": value.get("type"), "value": value.get("value"), "mec
 """
 
 
-def version(python: str) -> str | None:
-    proc = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('sentry-sdk'))"],
-                          capture_output=True, text=True, env=child_env(False))
-    return proc.stdout.strip() if proc.returncode == 0 else None
-
-
-def events(command: list[str], folder: Path, **env: str) -> Any:
+def events(command: list[str], folder: Path, env: dict[str, str]) -> Any:
     (folder / "prog.py").write_text(PROGRAM)
-    proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env={**child_env(False), **env})
+    proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
 
 @pytest.fixture(scope="module")
 def native(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    here = version(sys.executable)
-    if here is None:
-        if REQUIRED:
-            pytest.fail("sentry-sdk is not installed in this environment")
-        pytest.skip("sentry-sdk is not installed")
-    venv = Path(__file__).resolve().parents[1] / ".venvs" / "py313" / "bin" / "python"
-    reference = str(venv) if venv.exists() else native_python()
-    if reference is None or version(reference) != here:
-        pytest.skip(f"no native 3.11+ with sentry-sdk {here}")
-    return events([reference, "prog.py", "exceptstar first"], tmp_path_factory.mktemp("native"))
+    reference, env = reference_with("sentry-sdk")
+    return events([reference, "prog.py", "exceptstar first"], tmp_path_factory.mktemp("native"), env)
 
 
 @pytest.mark.parametrize("order", ["exceptstar first", "sentry first", "run"])
 def test_events_as_native(tmp_path: Path, native: Any, order: str) -> None:
     command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
-    assert events(command, tmp_path) == native
+    assert events(command, tmp_path, child_env(False)) == native
     assert [len(event) for event in native] == [6, 6, 6]  # context, outer, value, inner, two members
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 11), reason="sentry-sdk finds the built-in class there")
 def test_turned_off_sentry_first_sees_no_group(tmp_path: Path, native: Any) -> None:
-    found = events([sys.executable, "prog.py", "sentry first"], tmp_path, EXCEPTSTAR_NO_SENTRY="1")
+    found = events([sys.executable, "prog.py", "sentry first"], tmp_path,
+                   {**child_env(False), "EXCEPTSTAR_NO_SENTRY": "1"})
     assert [len(event) for event in found] == [2, 2, 2]  # the group and its context only

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from support.processes import child_env
-from support.render_native import reference_with
+from support.render_native import SCENARIO, reference_with
 
 PROGRAM = """\
 import json
@@ -37,35 +37,7 @@ if sys.version_info < (3, 11):
     from exceptstar import ExceptionGroup
 
 
-def add_note(exc, note):
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    else:
-        exceptstar.add_note(exc, note)
-
-
-def fail(exc):
-    raise exc
-
-
-def collect(*excs):
-    caught = []
-    for exc in excs:
-        try:
-            fail(exc)
-        except Exception as error:
-            add_note(error, f"note on {type(error).__name__}")
-            caught.append(error)
-    return caught
-
-
-def scenario():
-    try:
-        raise KeyError("context")
-    except KeyError:
-        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
-        raise ExceptionGroup("outer", [ValueError("value"), inner])
-
+""" + SCENARIO + """
 
 def strip(value):
     # Paths and versions are the interpreter's; the structure is structlog's.
@@ -113,35 +85,7 @@ if sys.version_info < (3, 11):
     from exceptstar import ExceptionGroup
 
 
-def add_note(exc, note):
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    else:
-        exceptstar.add_note(exc, note)
-
-
-def fail(exc):
-    raise exc
-
-
-def collect(*excs):
-    caught = []
-    for exc in excs:
-        try:
-            fail(exc)
-        except Exception as error:
-            add_note(error, f"note on {type(error).__name__}")
-            caught.append(error)
-    return caught
-
-
-def scenario():
-    try:
-        raise KeyError("context")
-    except KeyError:
-        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
-        raise ExceptionGroup("outer", [ValueError("value"), inner])
-
+""" + SCENARIO + """
 
 from structlog.dev import ConsoleRenderer, RichTracebackFormatter, plain_traceback
 

@@ -1,4 +1,4 @@
-"""The native side of the rendering tests: a 3.11+ interpreter with the same version of a package.
+"""The rendering tests' scenario, and their native side: a 3.11+ interpreter with the same version of a package.
 
 The packages drop old interpreters at different times, so the newest version
 that installs on 3.8 may be older than the reference environment's.  Then that
@@ -51,3 +51,37 @@ def reference_with(distribution: str) -> tuple[str, dict[str, str]]:
     env = {**env, "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
     assert version(reference, distribution, env) == here
     return reference, env
+
+
+# The program every rendering test shows: a nested group whose members have their own tracebacks
+# and notes, and whose outer group has a __context__ (the programs name ExceptionGroup first).
+SCENARIO = """\
+def add_note(exc, note):
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exceptstar.add_note(exc, note)
+
+
+def fail(exc):
+    raise exc
+
+
+def collect(*excs):
+    caught = []
+    for exc in excs:
+        try:
+            fail(exc)
+        except Exception as error:
+            add_note(error, f"note on {type(error).__name__}")
+            caught.append(error)
+    return caught
+
+
+def scenario():
+    try:
+        raise KeyError("context")
+    except KeyError:
+        inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
+        raise ExceptionGroup("outer", [ValueError("value"), inner])
+"""
