@@ -11,16 +11,11 @@ exception's notes on every stack) is part of what is compared.
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 from support.processes import child_env
-from support.render_native import SCENARIO, reference_with
+from support.render_native import SCENARIO, panels, reference_with
 
 PROGRAM = """\
 import logging
@@ -63,33 +58,21 @@ except Exception:
 """
 
 
-def render(command: list[str], env: dict[str, str]) -> str:
-    # A folder whose path is as long on both sides: rich wraps the panels' lines around it.
-    folder = Path(tempfile.mkdtemp(prefix="exceptstar-rich-"))
-    try:
-        (folder / "prog.py").write_text(PROGRAM)
-        proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
-    finally:
-        shutil.rmtree(folder)
-    assert proc.returncode == 0, proc.stderr
-    # The program's path is the folder's (3.8 names the script as given), and it pads the panel's lines.
-    return re.sub(r" {2,}", " ", proc.stdout.replace(f"{folder}/", ""))
-
-
 @pytest.fixture(scope="module")
 def native() -> str:
     reference, env = reference_with("rich")
-    return render([reference, "prog.py", "exceptstar first"], env)
+    return panels(PROGRAM, [reference, "prog.py", "exceptstar first"], env)
 
 
 @pytest.mark.parametrize("order", ["exceptstar first", "rich first", "run"])
 def test_as_native(native: str, order: str) -> None:
     command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
-    assert render(command, child_env(False)) == native
+    assert panels(PROGRAM, command, child_env(False)) == native
     assert native.count("Sub-exception #") == 16  # each of four renderings: 2 + 2 members
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 11), reason="rich shows the built-in groups there")
 def test_turned_off_no_member(native: str) -> None:
-    output = render([sys.executable, "prog.py", "exceptstar first"], {**child_env(False), "EXCEPTSTAR_NO_RICH": "1"})
+    off = {**child_env(False), "EXCEPTSTAR_NO_RICH": "1"}
+    output = panels(PROGRAM, [sys.executable, "prog.py", "exceptstar first"], off)
     assert "Sub-exception" not in output

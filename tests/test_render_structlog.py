@@ -11,16 +11,13 @@ under ``run`` (file names aside: the interpreters' paths).
 
 from __future__ import annotations
 
-import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 from support.processes import child_env
-from support.render_native import SCENARIO, reference_with
+from support.render_native import SCENARIO, panels, reference_with
 
 PROGRAM = """\
 import json
@@ -98,31 +95,17 @@ for formatter in (plain_traceback, RichTracebackFormatter(width=100, color_syste
 """
 
 
-def console(command: list[str], env: dict[str, str]) -> str:
-    # A folder whose path is as long on both sides (rich wraps its panels' lines around it); the
-    # carets under a line are 3.11's own (the plain traceback's), so lines of carets are left out.
-    folder = Path(tempfile.mkdtemp(prefix="exceptstar-structlog-"))
-    try:
-        (folder / "prog.py").write_text(CONSOLE)
-        proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
-    finally:
-        shutil.rmtree(folder)
-    assert proc.returncode == 0, proc.stderr
-    text = re.sub(r"(?m)^[ |]*[~^]+\n", "", proc.stdout.replace(f"{folder}/", ""))
-    return re.sub(r" {2,}", " ", text)
-
-
 @pytest.fixture(scope="module")
 def native_console() -> str:
     reference, env = reference_with("structlog")
-    return console([reference, "prog.py", "exceptstar first"], env)
+    return panels(CONSOLE, [reference, "prog.py", "exceptstar first"], env)
 
 
 @pytest.mark.parametrize("order", ["exceptstar first", "structlog first", "run"])
 def test_console_renderer_as_native(native_console: str, order: str) -> None:
     # ConsoleRenderer with the plain traceback formatter and with rich's.
     command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
-    assert console(command, child_env(False)) == native_console
+    assert panels(CONSOLE, command, child_env(False)) == native_console
     assert native_console.count("Sub-exception #") == 4
 
 

@@ -9,6 +9,8 @@ temporary folder) and put first on the reference's ``PYTHONPATH``.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -85,3 +87,21 @@ def scenario():
         inner = ExceptionGroup("inner", collect(OSError("disk"), TypeError("type")))
         raise ExceptionGroup("outer", [ValueError("value"), inner])
 """
+
+
+def panels(program: str, command: list[str], env: dict[str, str]) -> str:
+    """What ``program`` (run as ``prog.py`` by ``command``) prints in rich's panels, comparable across interpreters.
+
+    Run in a fresh folder whose path is as long on both sides (rich wraps its panels' lines around
+    it), the folder taken out (3.8 names the script as given), the lines of carets left out (a
+    plain traceback's under 3.11+, the interpreter's own), runs of spaces (the panels' padding) folded.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="exceptstar-render-"))
+    try:
+        (folder / "prog.py").write_text(program)
+        proc = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
+    finally:
+        shutil.rmtree(folder)
+    assert proc.returncode == 0, proc.stderr
+    text = re.sub(r"(?m)^[ |]*[~^]+\n", "", proc.stdout.replace(f"{folder}/", ""))
+    return re.sub(r" {2,}", " ", text)
