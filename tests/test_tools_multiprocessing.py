@@ -115,3 +115,36 @@ def test_children_without_the_integration_fail(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=180,
                           env={**child_env(False), "EXCEPTSTAR_NO_MULTIPROCESSING": "1"})
     assert "SyntaxError" in proc.stderr and proc.stdout == "process 1\n", proc.stdout + proc.stderr
+
+
+INSTALLED = """\
+import multiprocessing as mp
+import sys
+
+import exceptstar
+
+if __name__ == "__main__":
+    exceptstar.install()
+    from concurrent.futures import ProcessPoolExecutor
+
+    import workmod
+
+    with ProcessPoolExecutor(2, mp_context=mp.get_context(sys.argv[1])) as executor:
+        print(list(executor.map(workmod.classify, [1, 2])))
+"""
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_children_of_a_program_that_called_install(tmp_path: Path, method: str) -> None:
+    # The children run the main module as "__mp_main__", so they skip its install(): ours is theirs.
+    (tmp_path / "workmod.py").write_text(WORKER_MODULE)
+    (tmp_path / "prog.py").write_text(INSTALLED)
+    mine = subprocess.run([sys.executable, "prog.py", method], cwd=tmp_path, capture_output=True, text=True,
+                          env=child_env(False), timeout=180)
+    native = subprocess.run([reference(), "prog.py", method], cwd=tmp_path, capture_output=True, text=True,
+                            env=child_env(False), timeout=180)
+    assert mine.stdout == native.stdout == "[-1, 2]\n", mine.stderr
+    if sys.version_info < (3, 11):
+        off = subprocess.run([sys.executable, "prog.py", method], cwd=tmp_path, capture_output=True, text=True,
+                             env={**child_env(False), "EXCEPTSTAR_NO_MULTIPROCESSING": "1"}, timeout=180)
+        assert "BrokenProcessPool" in off.stderr, off.stdout + off.stderr

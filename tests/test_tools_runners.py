@@ -1,8 +1,7 @@
-"""The standard library's tools that compile the user's code, on a program that uses ``except*``.
+"""The standard library's tools that run a program, on a program that uses ``except*``.
 
-``python -m exceptstar run -m pdb|cProfile|profile|trace script.py`` and doctest
-(``testmod`` under ``run``, ``pytest --doctest-modules`` and ``--doctest-glob``)
-compared with the same tool on native 3.11 (on 3.11+: with the interpreter
+``python -m exceptstar run -m pdb|cProfile|profile|trace script.py`` compared
+with the same tool on native 3.11 (on 3.11+: with the interpreter
 itself, where ``run`` must change nothing).  3.11 is the reference because its
 pdb and traceback layout are 3.10's (3.12 reworked both).
 """
@@ -40,51 +39,6 @@ def main():
 
 
 main()
-"""
-
-DOCS = '''\
-def handle():
-    """Handles part of a group.
-
-    >>> try:
-    ...     raise ExceptionGroup("eg", [ValueError(1), KeyError(2)])
-    ... except* ValueError as eg:
-    ...     print("value", eg.exceptions)
-    ... except* KeyError:
-    ...     print("key")
-    value (ValueError(1),)
-    key
-    >>> try:
-    ...     pass
-    ... except* ValueError:
-    ...     break
-    Traceback (most recent call last):
-    SyntaxError: 'break', 'continue' and 'return' cannot appear in an except* block
-    >>> try:
-    ...     pass
-    ... except* ValueError:
-    ...     pass
-    ... except KeyError:
-    ...     pass
-    Traceback (most recent call last):
-    SyntaxError: cannot have both 'except' and 'except*' on the same 'try'
-    """
-
-
-if __name__ == "__main__":
-    import doctest
-
-    print(doctest.testmod())
-'''
-
-TEXT_DOCTEST = """\
-A text file of examples:
-
->>> try:
-...     raise ExceptionGroup("eg", [OSError(1)])
-... except* OSError as eg:
-...     print(repr(eg))
-ExceptionGroup('eg', [OSError(1)])
 """
 
 
@@ -155,31 +109,6 @@ def test_trace_count_missing_writes_its_report(tmp_path: Path) -> None:
 
     assert marks("mine") == marks("native")
     assert (">>>>>>", "    return 0") in marks("mine")
-
-
-def test_doctest_testmod_under_run(tmp_path: Path) -> None:
-    (tmp_path / "docs.py").write_text(DOCS)
-    mine, native = ours(tmp_path, "docs.py"), theirs(tmp_path, "docs.py")
-    assert mine.stdout == native.stdout == "TestResults(failed=0, attempted=3)\n", mine.stdout + mine.stderr
-
-
-@pytest.mark.parametrize("option", ["--doctest-modules", "--doctest-glob=*.txt"])
-def test_pytest_doctests(tmp_path: Path, option: str) -> None:
-    (tmp_path / "docs.py").write_text(DOCS)
-    (tmp_path / "examples.txt").write_text(TEXT_DOCTEST)
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", option, "-o",
-                           "python_files=nothing"], cwd=tmp_path, capture_output=True, text=True,
-                          env=child_env(False), timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "1 passed" in proc.stdout
-
-
-def test_doctest_reports_a_failing_example_as_natively(tmp_path: Path) -> None:
-    (tmp_path / "docs.py").write_text(DOCS.replace("value (ValueError(1),)", "value (ValueError(2),)"))
-    mine, native = ours(tmp_path, "docs.py"), theirs(tmp_path, "docs.py")
-    # 3.8 names the script as given, 3.9+ by its absolute path (python's own difference).
-    assert mine.stdout.replace(f"{tmp_path}/", "") == native.stdout.replace(f"{tmp_path}/", "")
-    assert "TestResults(failed=1, attempted=3)" in mine.stdout
 
 
 def test_a_turned_off_row_leaves_the_tool_alone(tmp_path: Path) -> None:
