@@ -18,7 +18,10 @@ __all__ = ["ExceptionInfo", "RaisesExc", "RaisesGroup", "RaisesGroupMixin"]
 
 
 def _register(module: object) -> None:
-    """Make ours virtual subclasses of pytest 8.4+'s ``AbstractRaises`` (an ABC), so ``xfail(raises=...)`` takes them."""
+    """Make ours virtual subclasses of pytest 8.4+'s ``AbstractRaises`` (an ABC).
+
+    ``xfail(raises=...)`` then takes them, as it takes pytest's own.
+    """
     base = getattr(module, "AbstractRaises", None)
     register = getattr(base, "register", None)
     if register is not None:

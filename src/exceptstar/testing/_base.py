@@ -12,7 +12,7 @@ import os
 import re
 import sys
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, Pattern, Tuple, Type, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Generic, Pattern, Tuple, Type, TypeVar, Union, cast
 
 from exceptstar._classes import group_classes
 
@@ -39,7 +39,7 @@ def _pytest_running() -> bool:
     return "_pytest.outcomes" in sys.modules and "PYTEST_CURRENT_TEST" in os.environ
 
 
-def fail(message: str, failure: Optional[Type[BaseException]] = None) -> NoReturn:
+def fail(message: str, failure: Type[BaseException] | None = None) -> NoReturn:
     """Fail the test: ``failure`` if given (unittest's ``failureException``), else as explained above."""
     __tracebackhide__ = True
     if failure is None and _pytest_running():
@@ -72,7 +72,7 @@ def stringify(exc: BaseException) -> str:
 
 def check_raw_type(
     expected: Union[Type[BaseException], Tuple[Type[BaseException], ...], None], exception: BaseException
-) -> Optional[str]:
+) -> str | None:
     if expected is None or expected == () or isinstance(exception, expected):
         return None
     actual = backquote(type_name(type(exception)) + "()")
@@ -95,12 +95,12 @@ class AbstractRaises(Generic[BaseExcT_co]):
 
     is_baseexception: bool
 
-    def __init__(self, *, match: Union[str, Pattern[str], None], check: Optional[Callable[[Any], bool]]) -> None:
+    def __init__(self, *, match: Union[str, Pattern[str], None], check: Callable[[Any], bool] | None) -> None:
         __tracebackhide__ = True
-        self.match: Optional[Pattern[str]]
+        self.match: Pattern[str] | None
         if isinstance(match, str):
             try:
-                compiled: Optional[Pattern[str]] = re.compile(match)
+                compiled: Pattern[str] | None = re.compile(match)
                 error = None
             except re.error as e:
                 compiled, error = None, e
@@ -119,33 +119,33 @@ class AbstractRaises(Generic[BaseExcT_co]):
         else:
             self.match = match
         # A fully escaped ^...$ pattern is a literal text: a mismatch is shown as a diff.
-        self.rawmatch: Optional[str] = None
+        self.rawmatch: str | None = None
         text = match.pattern if isinstance(match, Pattern) and match.flags == _NO_FLAGS else match
         if isinstance(text, str) and text[:1] == "^" and text[-1:] == "$" and _fully_escaped(text[1:-1]):
             self.rawmatch = _unescape(text[1:-1])
         self.check = check
-        self._fail_reason: Optional[str] = None
+        self._fail_reason: str | None = None
         # A nested expectation does not repeat its check's repr in its parent's message.
         self._nested = False
         self.is_baseexception = False
         # Set by the unittest mixin: the exception a mismatch raises there.
-        self._failure: Optional[Type[BaseException]] = None
+        self._failure: Type[BaseException] | None = None
 
     def _parse_exc(self, exc: object, expected: str) -> Type[BaseException]:
         if isinstance(exc, type) and issubclass(exc, BaseException):
             if not issubclass(exc, Exception):
                 self.is_baseexception = True
             return exc
-        from typing import get_args, get_origin  # noqa: PLC0415 (only for generic aliases, rare)
+        from typing import get_args, get_origin
 
         origin = get_origin(exc)
-        if isinstance(origin, type) and issubclass(origin, group_classes()):
+        if isinstance(origin, type) and issubclass(origin, BaseException) and issubclass(origin, group_classes()):
             member = get_args(exc)[0]
             plain = issubclass(origin, Exception)
             if (plain and member in (Exception, Any)) or member in (BaseException, Any):
                 if not plain:
                     self.is_baseexception = True
-                return origin
+                return cast("Type[BaseException]", origin)
             raise ValueError(
                 f"Only `ExceptionGroup[Exception]` or `BaseExceptionGroup[BaseException]` "
                 f"are accepted as generic types but got `{exc}`. "
@@ -161,7 +161,7 @@ class AbstractRaises(Generic[BaseExcT_co]):
         raise TypeError(msg + repr(type(exc).__name__))
 
     @property
-    def fail_reason(self) -> Optional[str]:
+    def fail_reason(self) -> str | None:
         """Why the last call of ``matches()`` returned False (None after a match)."""
         return self._fail_reason
 
@@ -193,7 +193,7 @@ class AbstractRaises(Generic[BaseExcT_co]):
             self._fail_reason += "\n Did you mean to `re.escape()` the regex?"
         return False
 
-    def matches(self, exception: Optional[BaseException]) -> TypeGuard[Any]:  # pragma: no cover (abstract)
+    def matches(self, exception: BaseException | None) -> TypeGuard[Any]:  # pragma: no cover (abstract)
         raise NotImplementedError
 
 
@@ -202,15 +202,16 @@ def _warning_class() -> Type[Warning]:
     return found if isinstance(found, type) and issubclass(found, Warning) else UserWarning
 
 
-def _pytest_diff(left: str, right: str) -> Optional[list]:  # type: ignore[type-arg]
+def _pytest_diff(left: str, right: str) -> list | None:  # type: ignore[type-arg]
     """pytest 8.4+'s diff of two texts, when pytest is running; None elsewhere."""
     if not _pytest_running():
         return None
     try:
-        from _pytest.assertion.compare_text import _diff_text  # noqa: PLC0415
-        from _pytest.assertion.highlight import dummy_highlighter  # noqa: PLC0415
-        from _pytest.assertion.util import _config  # noqa: PLC0415
-        from _pytest.config import Config  # noqa: PLC0415
+        # pytest 8.4+ only: under pytest 8.3 (3.8) there is no diff, the message says so in words.
+        from _pytest.assertion.compare_text import _diff_text  # type: ignore[import-not-found,unused-ignore]
+        from _pytest.assertion.highlight import dummy_highlighter  # type: ignore[import-not-found,unused-ignore]
+        from _pytest.assertion.util import _config
+        from _pytest.config import Config
     except ImportError:
         return None
     verbose = _config.get_verbosity(Config.VERBOSITY_ASSERTIONS) if _config is not None else 0
@@ -221,17 +222,17 @@ class ExceptionInfo(Generic[E]):
     """What the context managers return when pytest is not loaded: pytest's ``ExceptionInfo`` in brief."""
 
     def __init__(self) -> None:
-        self._info: Optional[Tuple[Type[E], E, Optional[TracebackType]]] = None
+        self._info: Tuple[Type[E], E, TracebackType | None] | None = None
 
     @classmethod
     def for_later(cls) -> ExceptionInfo[E]:
         return cls()
 
-    def fill_unfilled(self, info: Tuple[Type[E], E, Optional[TracebackType]]) -> None:
+    def fill_unfilled(self, info: Tuple[Type[E], E, TracebackType | None]) -> None:
         assert self._info is None, "ExceptionInfo was already filled"
         self._info = info
 
-    def _filled(self) -> Tuple[Type[E], E, Optional[TracebackType]]:
+    def _filled(self) -> Tuple[Type[E], E, TracebackType | None]:
         assert self._info is not None, ".value can only be used after the context manager exits"
         return self._info
 
@@ -244,7 +245,7 @@ class ExceptionInfo(Generic[E]):
         return self._filled()[1]
 
     @property
-    def tb(self) -> Optional[TracebackType]:
+    def tb(self) -> TracebackType | None:
         return self._filled()[2]
 
     @property
@@ -256,8 +257,10 @@ class ExceptionInfo(Generic[E]):
 
     def match(self, regexp: Union[str, Pattern[str]]) -> bool:
         __tracebackhide__ = True
-        value = stringify(self.value) if not is_group(self.value) else str(self.value)
-        assert re.search(regexp, value), f"Regex pattern did not match.\n  Expected regex: {regexp!r}\n  Actual message: {value!r}"
+        value = _full_text(self.value)
+        assert re.search(regexp, value), (
+            f"Regex pattern did not match.\n  Expected regex: {regexp!r}\n  Actual message: {value!r}"
+        )
         return True
 
     def group_contains(
@@ -265,7 +268,7 @@ class ExceptionInfo(Generic[E]):
         expected_exception: Union[Type[BaseException], Tuple[Type[BaseException], ...]],
         *,
         match: Union[str, Pattern[str], None] = None,
-        depth: Optional[int] = None,
+        depth: int | None = None,
     ) -> bool:
         assert is_group(self.value), "Captured exception is not an instance of `BaseExceptionGroup`"
         assert depth is None or depth >= 1, "`depth` must be >= 1 if specified"
@@ -276,7 +279,7 @@ def _contains(
     group: BaseExceptionGroup[BaseException],
     expected: Union[Type[BaseException], Tuple[Type[BaseException], ...]],
     match: Union[str, Pattern[str], None],
-    depth: Optional[int],
+    depth: int | None,
     current: int,
 ) -> bool:
     if depth is not None and current > depth:
@@ -296,8 +299,7 @@ def _full_text(exc: BaseException) -> str:
     return "\n".join([str(exc), *(notes if isinstance(notes, (list, tuple)) else [])])
 
 
-def new_info() -> Any:
-    """pytest's ``ExceptionInfo`` when pytest is loaded, else ours."""
-    code = sys.modules.get("_pytest._code")
-    found = getattr(code, "ExceptionInfo", None)
-    return (found if found is not None else ExceptionInfo).for_later()
+def new_info() -> ExceptionInfo[Any]:
+    """pytest's ``ExceptionInfo`` when pytest is loaded (typed as ours, its subset), else ours."""
+    found: Any = getattr(sys.modules.get("_pytest._code"), "ExceptionInfo", None)
+    return cast("ExceptionInfo[Any]", (found if found is not None else ExceptionInfo).for_later())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Pattern, Tuple, Type, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Pattern, Tuple, Type, TypeVar, Union, overload
 
 from exceptstar.testing._base import AbstractRaises, check_raw_type, fail, new_info, pattern_repr, type_name
 
@@ -23,7 +23,7 @@ else:
 
 
 class RaisesExc(AbstractRaises[BaseExcT_co_default]):
-    """Expect one exception: of a type (or one of a tuple of types), whose message and notes ``match``, that passes ``check``.
+    """Expect one exception: of a type (or of a tuple's), whose message and notes ``match``, passing ``check``.
 
     As a context manager it is ``pytest.raises``; inside ``RaisesGroup`` it
     expects one member; ``matches(exc)`` tests any exception.
@@ -36,7 +36,7 @@ class RaisesExc(AbstractRaises[BaseExcT_co_default]):
         /,
         *,
         match: Union[str, Pattern[str], None] = ...,
-        check: Optional[Callable[[BaseExcT_co_default], bool]] = ...,
+        check: Callable[[BaseExcT_co_default], bool] | None = ...,
     ) -> None: ...
 
     @overload
@@ -45,7 +45,7 @@ class RaisesExc(AbstractRaises[BaseExcT_co_default]):
         /,
         *,
         match: Union[str, Pattern[str], None],
-        check: Optional[Callable[[BaseException], bool]] = ...,
+        check: Callable[[BaseException], bool] | None = ...,
     ) -> None: ...
 
     @overload
@@ -57,7 +57,7 @@ class RaisesExc(AbstractRaises[BaseExcT_co_default]):
         /,
         *,
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[Any], bool]] = None,
+        check: Callable[[Any], bool] | None = None,
     ) -> None:
         super().__init__(match=match, check=check)
         if isinstance(expected_exception, tuple):
@@ -73,7 +73,7 @@ class RaisesExc(AbstractRaises[BaseExcT_co_default]):
         )
         self._just_propagate = False
 
-    def matches(self, exception: Optional[BaseException]) -> TypeGuard[BaseExcT_co_default]:
+    def matches(self, exception: BaseException | None) -> TypeGuard[BaseExcT_co_default]:
         """Whether ``exception`` is as expected; if not, ``fail_reason`` says why."""
         self._just_propagate = False
         if exception is None:
@@ -103,9 +103,9 @@ class RaisesExc(AbstractRaises[BaseExcT_co_default]):
 
     def __exit__(
         self,
-        exc_type: Optional[Type[BaseException]],
-        exc_val: Optional[BaseException],
-        exc_tb: Optional[TracebackType],
+        exc_type: Type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
     ) -> bool:
         __tracebackhide__ = True
         if exc_type is None or exc_val is None:

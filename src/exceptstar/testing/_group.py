@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from textwrap import indent
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Pattern, Sequence, Tuple, Type, TypeVar, Union, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    List,
+    Pattern,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    overload,
+)
 
 from exceptstar.testing import _matching
 from exceptstar.testing._base import (
@@ -61,7 +73,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         *other_exceptions: Union[Type[BaseExcT_co], RaisesExc[BaseExcT_co]],
         flatten_subgroups: Literal[True],
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[BaseExceptionGroup[BaseExcT_co]], bool]] = None,
+        check: Callable[[BaseExceptionGroup[BaseExcT_co]], bool] | None = None,
         ordered: bool = False,
     ) -> None: ...
 
@@ -72,7 +84,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         /,
         *other_exceptions: Union[Type[ExcT_1], RaisesExc[ExcT_1]],
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[ExceptionGroup[ExcT_1]], bool]] = None,
+        check: Callable[[ExceptionGroup[ExcT_1]], bool] | None = None,
         ordered: bool = False,
     ) -> None: ...
 
@@ -83,7 +95,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         /,
         *other_exceptions: RaisesGroup[ExcT_2],
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[ExceptionGroup[ExceptionGroup[ExcT_2]]], bool]] = None,
+        check: Callable[[ExceptionGroup[ExceptionGroup[ExcT_2]]], bool] | None = None,
         ordered: bool = False,
     ) -> None: ...
 
@@ -94,7 +106,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         /,
         *other_exceptions: Union[Type[ExcT_1], RaisesExc[ExcT_1], RaisesGroup[ExcT_2]],
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[ExceptionGroup[Union[ExcT_1, ExceptionGroup[ExcT_2]]]], bool]] = None,
+        check: Callable[[ExceptionGroup[Union[ExcT_1, ExceptionGroup[ExcT_2]]]], bool] | None = None,
         ordered: bool = False,
     ) -> None: ...
 
@@ -105,7 +117,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         /,
         *other_exceptions: Union[Type[BaseExcT_1], RaisesExc[BaseExcT_1]],
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[BaseExceptionGroup[BaseExcT_1]], bool]] = None,
+        check: Callable[[BaseExceptionGroup[BaseExcT_1]], bool] | None = None,
         ordered: bool = False,
     ) -> None: ...
 
@@ -116,7 +128,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         /,
         *other_exceptions: RaisesGroup[BaseExcT_2],
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[BaseExceptionGroup[BaseExceptionGroup[BaseExcT_2]]], bool]] = None,
+        check: Callable[[BaseExceptionGroup[BaseExceptionGroup[BaseExcT_2]]], bool] | None = None,
         ordered: bool = False,
     ) -> None: ...
 
@@ -127,7 +139,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         /,
         *other_exceptions: Union[Type[BaseExcT_1], RaisesExc[BaseExcT_1], RaisesGroup[BaseExcT_2]],
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[BaseExceptionGroup[Union[BaseExcT_1, BaseExceptionGroup[BaseExcT_2]]]], bool]] = None,
+        check: Callable[[BaseExceptionGroup[Union[BaseExcT_1, BaseExceptionGroup[BaseExcT_2]]]], bool] | None = None,
         ordered: bool = False,
     ) -> None: ...
 
@@ -139,7 +151,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         allow_unwrapped: bool = False,
         flatten_subgroups: bool = False,
         match: Union[str, Pattern[str], None] = None,
-        check: Optional[Callable[[Any], bool]] = None,
+        check: Callable[[Any], bool] | None = None,
         ordered: bool = False,
     ) -> None:
         super().__init__(match=match, check=check)
@@ -216,7 +228,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
             flat.extend(RaisesGroup._flatten(exc.exceptions) if is_group(exc) else [exc])  # type: ignore[attr-defined]
         return flat
 
-    def matches(self, exception: Optional[BaseException]) -> TypeGuard[BaseExceptionGroup[BaseExcT_co]]:
+    def matches(self, exception: BaseException | None) -> TypeGuard[BaseExceptionGroup[BaseExcT_co]]:
         """Whether ``exception`` is a group as expected; if not, ``fail_reason`` says why."""
         self._fail_reason = None
         if exception is None:
@@ -282,7 +294,11 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
     def _hint_check(self, exception: BaseException, members: Sequence[BaseException]) -> None:
         reason = f"{self._fail_reason} on the {type(exception).__name__}"
         expected = self.expected_exceptions[0]
-        if len(members) == len(self.expected_exceptions) == 1 and isinstance(expected, type) and self._check_check(members[0]):
+        if (
+            len(members) == len(self.expected_exceptions) == 1
+            and isinstance(expected, type)
+            and self._check_check(members[0])
+        ):
             reason += (
                 f", but did return True for the expected {_repr_expected(expected)}."
                 f" You might want RaisesGroup(RaisesExc({expected.__name__}, check=<...>))"
@@ -291,7 +307,9 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
 
     def _check_members(self, members: Sequence[BaseException]) -> bool:
         table = _matching.Table(
-            lambda i, member: _check_expected(self.expected_exceptions[i], member), len(self.expected_exceptions), members
+            lambda i, member: _check_expected(self.expected_exceptions[i], member),
+            len(self.expected_exceptions),
+            members,
         )
         if self.ordered:
             return self._check_in_order(table)
@@ -325,9 +343,9 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
 
     def __exit__(
         self,
-        exc_type: Optional[Type[BaseException]],
-        exc_val: Optional[BaseException],
-        exc_tb: Optional[TracebackType],
+        exc_type: Type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
     ) -> bool:
         __tracebackhide__ = True
         if exc_type is None or exc_val is None:
@@ -351,7 +369,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         return f"{'Base' if self.is_baseexception else ''}ExceptionGroup({', '.join(shown)})"
 
 
-def _check_expected(expected: Expected, exception: BaseException) -> Optional[str]:
+def _check_expected(expected: Expected, exception: BaseException) -> str | None:
     if isinstance(expected, type):
         return check_raw_type(expected, exception)
     if expected.matches(exception):

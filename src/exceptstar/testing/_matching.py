@@ -25,9 +25,9 @@ class Table:
         self.check = check
         self.actual = actual
         self.n_expected = n_expected
-        self.results: List[List[Optional[str]]] = [[_UNCHECKED] * n_expected for _ in actual]
+        self.results: List[List[str | None]] = [[_UNCHECKED] * n_expected for _ in actual]
 
-    def get(self, i_exp: int, i_act: int) -> Optional[str]:
+    def get(self, i_exp: int, i_act: int) -> str | None:
         row = self.results[i_act]
         if row[i_exp] is _UNCHECKED:
             row[i_exp] = self.check(i_exp, self.actual[i_act])
@@ -45,7 +45,7 @@ class Table:
         return all(self.get(e, a) is not None for e in indexes for a in range(len(self.actual)))
 
 
-def greedy(table: Table) -> "tuple[Dict[int, int], List[int], List[int]]":
+def greedy(table: Table) -> tuple[Dict[int, int], List[int], List[int]]:
     """pytest's pass: expected in order, each takes the first free member it accepts."""
     remaining = list(range(len(table.actual)))
     failed: List[int] = []
@@ -67,7 +67,7 @@ def complete_assignment(table: Table) -> bool:
         return False
     owner: Dict[int, int] = {}  # member index -> expected index
 
-    def augment(i_exp: int, seen: "set[int]") -> bool:
+    def augment(i_exp: int, seen: set[int]) -> bool:
         for i_act in range(len(table.actual)):
             if i_act in seen or table.get(i_exp, i_act) is not None:
                 continue

@@ -16,7 +16,7 @@ class RaisesGroupMixin:
 
     failureException: Type[BaseException]
 
-    def assertRaisesGroup(self, *expected: Any, **options: Any) -> RaisesGroup[Any]:  # noqa: N802 (unittest's naming)
+    def assertRaisesGroup(self, *expected: Any, **options: Any) -> RaisesGroup[Any]:
         """A ``RaisesGroup(*expected, **options)`` that fails with ``self.failureException``."""
         __tracebackhide__ = True
         expectation: RaisesGroup[Any] = RaisesGroup(*expected, **options)
