@@ -145,7 +145,8 @@ class AbstractRaises(Generic[BaseExcT_co]):
             if (plain and member in (Exception, Any)) or member in (BaseException, Any):
                 if not plain:
                     self.is_baseexception = True
-                return origin  # type: ignore[return-value,unused-ignore]  (mypy on 3.8 loses the narrowing)
+                # (mypy on 3.8 loses the narrowing of origin here)
+                return origin  # type: ignore[return-value,unused-ignore]
             raise ValueError(
                 f"Only `ExceptionGroup[Exception]` or `BaseExceptionGroup[BaseException]` "
                 f"are accepted as generic types but got `{exc}`. "
