@@ -94,6 +94,10 @@ ROWS = [
         "coverage"),
     Row("coverage_report", "case_coverage.py", "9. coverage json of that run (coverage reads the 200 modules)",
         "coverage"),
+    Row("leaves", "case_leaves.py",
+        "10. leaf_exceptions(), raised group of 10 raised subgroups of 100 raised leaves", "walk"),
+    Row("collapse", "case_leaves.py",
+        "10. collapse() around a raised group of one error, caught outside", "unwrap"),
 ]
 SCRIPTS = list(dict.fromkeys(row.script for row in ROWS))
 
@@ -111,6 +115,8 @@ def peer_label(kind: str, version: Version, backport: str) -> str:
         "package": "the plain twin, no exceptstar",
         "script": "`python plain.py`",
         "coverage": "plain coverage, the plain twin",
+        "walk": "hand-written recursive walk (leaves only, no tracebacks)",
+        "unwrap": "except BaseExceptionGroup + unwrap by hand (Starlette's recipe)",
     }
     return labels[kind]
 
