@@ -12,7 +12,20 @@ import os
 import re
 import sys
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Generic, Pattern, Tuple, Type, TypeVar, Union, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Generic,
+    Pattern,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+)
 
 from exceptstar._classes import group_classes
 
@@ -132,13 +145,12 @@ class AbstractRaises(Generic[BaseExcT_co]):
         self._failure: Type[BaseException] | None = None
 
     def _parse_exc(self, exc: object, expected: str) -> Type[BaseException]:
-        if isinstance(exc, type) and issubclass(exc, BaseException):
+        # Asked first: on 3.9 and 3.10 ``types.GenericAlias`` passes ``isinstance(alias, type)``.
+        origin = get_origin(exc)
+        if origin is None and isinstance(exc, type) and issubclass(exc, BaseException):
             if not issubclass(exc, Exception):
                 self.is_baseexception = True
             return exc
-        from typing import get_args, get_origin
-
-        origin = get_origin(exc)
         if isinstance(origin, type) and issubclass(origin, BaseException) and issubclass(origin, group_classes()):
             member = get_args(exc)[0]
             plain = issubclass(origin, Exception)
