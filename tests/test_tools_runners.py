@@ -81,6 +81,25 @@ def test_pdb_breakpoint_step_and_where(tmp_path: Path) -> None:
     assert "-> total += 1" in mine and "script.py(17)main()" in mine  # not vacuous
 
 
+def test_pdb_step_through_except_star_stays_on_the_users_lines(tmp_path: Path) -> None:
+    # 3.8-3.9 step once more, onto the first clause's line as the statement
+    # finishes (the line numbers those versions give the transformed code).
+    revisit = sys.version_info < (3, 10)
+    steps = "s\n" * (10 if revisit else 9)
+    (tmp_path / "script.py").write_text(SCRIPT)
+    mine = ours(tmp_path, "-m", "pdb", "script.py", stdin=f"b work\nc\n{steps}where\nq\n")
+    native = theirs(tmp_path, "-m", "pdb", "script.py", stdin="b work\nc\n" + "s\n" * 9 + "where\nq\n")
+    assert mine.returncode == native.returncode == 0, mine.stderr + native.stderr
+    transcript = mine.stdout
+    if revisit:
+        extra = f"(Pdb) > {tmp_path}/script.py(5)work()\n-> except* ValueError:\n"
+        before = transcript.index("-> total += 2\n") + len("-> total += 2\n")
+        assert transcript[before:].startswith(extra)
+        transcript = transcript[:before] + transcript[before + len(extra):]
+    assert without_paths(transcript) == without_paths(native.stdout)
+    assert "-> total += 2" in transcript and "exceptstar" not in transcript  # not vacuous
+
+
 @pytest.mark.parametrize("tool", ["cProfile", "profile"])
 def test_profilers_list_the_users_functions(tmp_path: Path, tool: str) -> None:
     mine, native = both(tmp_path, "-m", tool, "-s", "filename", "script.py")

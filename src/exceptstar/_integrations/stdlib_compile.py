@@ -13,6 +13,10 @@ pdb runs its script through a statement executed in ``__main__``
 (``exec(compile(source, filename, 'exec'))``), where only the built-in can
 answer.  For that one call ``builtins.compile`` is exceptstar's, put back
 before the script's first line runs, so the program never sees it.
+
+Every ``Pdb`` (``python -m pdb``, ``breakpoint()``) also skips exceptstar's
+modules when it steps, as the interpreter's C machinery is never stepped into:
+``step`` through an ``except*`` stays on the user's lines, as on 3.11.
 """
 
 from exceptstar._compiler.transform import compile as transform_compile
@@ -28,6 +32,18 @@ def patch(module: "ModuleType") -> None:
     module.compile = transform_compile  # type: ignore[attr-defined]
     if module.__name__ == "pdb":
         _patch_pdb_script(module)
+        _patch_pdb_skip(module)
+
+
+def _patch_pdb_skip(pdb: "Any") -> None:
+    original = pdb.Pdb.__init__
+
+    def __init__(self: "Any", *args: "Any", **kwargs: "Any") -> None:
+        original(self, *args, **kwargs)
+        self.skip = set(self.skip or ()) | {"exceptstar", "exceptstar.*"}
+
+    __init__.__doc__ = original.__doc__
+    pdb.Pdb.__init__ = __init__
 
 
 def _patch_pdb_script(pdb: "Any") -> None:
@@ -50,7 +66,8 @@ def _patch_pdb_script(pdb: "Any") -> None:
         try:
             original(self, filename)
         finally:
-            if builtins.compile is compile_script:
+            current: Any = builtins.compile
+            if current is compile_script:
                 builtins.compile = builtin
 
     _runscript.__doc__ = original.__doc__
