@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support.testing_oracle import outcomes, pointed_at_ours, pytest_test_source
 
 # Each deliberate failure, and why.
