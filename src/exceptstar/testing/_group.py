@@ -206,8 +206,14 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
             )
         return self._parse_exc(exc, expected)
 
-    def __enter__(self) -> ExceptionInfo[BaseExceptionGroup[BaseExcT_co]]:
-        self.excinfo: ExceptionInfo[BaseExceptionGroup[BaseExcT_co]] = new_info()
+    @overload
+    def __enter__(self: RaisesGroup[ExcT_1]) -> ExceptionInfo[ExceptionGroup[ExcT_1]]: ...
+
+    @overload
+    def __enter__(self: RaisesGroup[BaseExcT_1]) -> ExceptionInfo[BaseExceptionGroup[BaseExcT_1]]: ...
+
+    def __enter__(self) -> ExceptionInfo[Any]:
+        self.excinfo: ExceptionInfo[Any] = new_info()
         return self.excinfo
 
     def __repr__(self) -> str:
@@ -228,7 +234,15 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
             flat.extend(RaisesGroup._flatten(exc.exceptions) if is_group(exc) else [exc])  # type: ignore[attr-defined]
         return flat
 
-    def matches(self, exception: BaseException | None) -> TypeGuard[BaseExceptionGroup[BaseExcT_co]]:
+    @overload
+    def matches(self: RaisesGroup[ExcT_1], exception: BaseException | None) -> TypeGuard[ExceptionGroup[ExcT_1]]: ...
+
+    @overload
+    def matches(
+        self: RaisesGroup[BaseExcT_1], exception: BaseException | None
+    ) -> TypeGuard[BaseExceptionGroup[BaseExcT_1]]: ...
+
+    def matches(self, exception: BaseException | None) -> bool:
         """Whether ``exception`` is a group as expected; if not, ``fail_reason`` says why."""
         self._fail_reason = None
         if exception is None:
