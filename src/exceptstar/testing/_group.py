@@ -367,7 +367,7 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         kind = "(group)" if self.allow_unwrapped and not is_group(exc_val) else "group"
         if not self.matches(exc_val):
             fail(f"Raised exception {kind} did not match: {self._fail_reason}", self._failure)
-        self.excinfo.fill_unfilled((exc_type, exc_val, exc_tb))  # type: ignore[arg-type]
+        self.excinfo.fill_unfilled((exc_type, exc_val, exc_tb))
         return True
 
     def expected_type(self) -> str:
