@@ -15,7 +15,7 @@ import sys
 
 import pytest
 from support.processes import child_env
-from support.render_native import SCENARIO, panels, reference_with
+from support.render_native import SCENARIO, panels, pinned, reference_with
 
 PROGRAM = """\
 import logging
@@ -76,3 +76,13 @@ def test_turned_off_no_member(native: str) -> None:
     off = {**child_env(False), "EXCEPTSTAR_NO_RICH": "1"}
     output = panels(PROGRAM, [sys.executable, "prog.py", "exceptstar first"], off)
     assert "Sub-exception" not in output
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="nothing is patched there: rich's own branch runs")
+def test_oldest_with_groups_as_native() -> None:
+    # rich 14.0.0 is the first version that shows a group's members (on 3.11+).
+    reference, env = pinned("rich", "14.0.0")
+    native = panels(PROGRAM, [reference, "prog.py", "exceptstar first"], env)
+    assert native.count("Sub-exception #") == 16
+    for order in ("exceptstar first", "rich first"):
+        assert panels(PROGRAM, [sys.executable, "prog.py", order], env) == native

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.processes import child_env
-from support.render_native import SCENARIO, panels, reference_with
+from support.render_native import SCENARIO, panels, pinned, reference_with
 
 PROGRAM = """\
 import json
@@ -127,3 +127,15 @@ def test_turned_off_no_group(tmp_path: Path, native: str) -> None:
     output = render([sys.executable, "prog.py", "exceptstar first"], tmp_path,
                     {**child_env(False), "EXCEPTSTAR_NO_STRUCTLOG": "1"})
     assert '"is_group": true' not in output
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="nothing is patched there: structlog's own branch runs")
+def test_oldest_with_groups_as_native(tmp_path: Path) -> None:
+    # structlog 25.4.0 is the first version whose dict tracebacks have is_group and the members.
+    reference, env = pinned("structlog", "25.4.0")
+    for name in ("native", "exceptstar-first", "structlog-first"):
+        (tmp_path / name).mkdir()
+    native = render([reference, "prog.py", "exceptstar first"], tmp_path / "native", env)
+    assert native.count('"is_group": true') == 4
+    for order in ("exceptstar first", "structlog first"):
+        assert render([sys.executable, "prog.py", order], tmp_path / order.replace(" ", "-"), env) == native

@@ -55,6 +55,34 @@ def reference_with(distribution: str) -> tuple[str, dict[str, str]]:
     return reference, env
 
 
+
+def pinned(distribution: str, pin: str) -> tuple[str, dict[str, str]]:
+    """The reference interpreter, and an environment in which both sides import ``distribution==pin``.
+
+    ``pin`` (a pure-Python wheel) is imported instead of the venvs' own version.
+    For the oldest version with group support on 3.11+: installed once per machine in the
+    temporary folder by the reference interpreter, and put first on ``PYTHONPATH``.
+    """
+    if version(sys.executable, distribution) is None:
+        if REQUIRED:
+            pytest.fail(f"{distribution} is not installed in this environment")
+        pytest.skip(f"{distribution} is not installed (nor, then, its dependencies)")
+    venv = ROOT / ".venvs" / "py313" / "bin" / "python"
+    reference = str(venv) if venv.exists() else native_python()
+    if reference is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    target = Path(tempfile.gettempdir()) / f"exceptstar-native-{distribution}-{pin}"
+    if not target.exists():
+        proc = subprocess.run([reference, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
+                               "--target", str(target), f"{distribution}=={pin}"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            shutil.rmtree(target, ignore_errors=True)
+            pytest.fail(f"{distribution}=={pin}: {proc.stderr[-2000:]}")
+    env = {**child_env(False), "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
+    assert version(sys.executable, distribution, env) == pin == version(reference, distribution, env)
+    return reference, env
+
+
 # The program every rendering test shows: a nested group whose members have their own tracebacks
 # and notes, and whose outer group has a __context__ (the programs name ExceptionGroup first).
 SCENARIO = """\

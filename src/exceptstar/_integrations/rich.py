@@ -7,8 +7,9 @@ stack's ``is_group`` and ``exceptions`` only under ``sys.version_info >= (3,
 have.  This module (its row in ``_watch.ON_IMPORT``) wraps ``extract``: the
 original builds the stacks of the exception's chain, then each stack whose
 exception is a group gets its members as rich's 3.11 branch makes them (the
-same options passed on, a member already shown skipped, depth first, and no
-cause or context followed once a member has been seen).  So what rich does on
+same options passed on; where rich's own ``extract`` takes
+``_visited_exceptions`` (15.0, not 14.0), a member already shown skipped, depth
+first, and no cause or context followed once a member has been seen).  So what rich does on
 3.11+ too is kept: a group's ``__cause__``/``__context__`` is not shown, and
 the top exception's notes stand on every stack.
 ``EXCEPTSTAR_NO_RICH=1`` turns it off.
@@ -43,11 +44,16 @@ def _patch_traceback(module: "ModuleType") -> None:
 
     owner: Any = module.Traceback
     original = vars(owner)["extract"].__func__
+    # Later rich (15.0) keeps a set of the members already shown and stops at a group's cause or
+    # context; rich 14.0, the first with groups, shows every member and follows the whole chain.
+    visits = "_visited_exceptions" in original.__code__.co_varnames
 
     def extract(cls: "Type[Any]", /, exc_type: "Any", exc_value: "Any", traceback: "Any", *,
                 _visited_exceptions: "Optional[Set[BaseException]]" = None, **options: "Any") -> "Any":
         grouped = set() if _visited_exceptions is None else _visited_exceptions
-        trace = original(cls, exc_type, exc_value, traceback, _visited_exceptions=grouped, **options)
+        if visits:
+            options["_visited_exceptions"] = grouped
+        trace = original(cls, exc_type, exc_value, traceback, **options)
         passed = {name: options[name] for name in _MEMBER_OPTIONS if name in options}
         groups = group_classes()
         kept = []
@@ -57,13 +63,13 @@ def _patch_traceback(module: "ModuleType") -> None:
                 stack.is_group = True
                 group: Any = exc
                 for member in group.exceptions:
-                    if member in grouped:
-                        continue
-                    grouped.add(member)
-                    stack.exceptions.append(cls.extract(type(member), member, member.__traceback__,
-                                                        _visited_exceptions=grouped, **passed))
-            # rich follows a cause or context only while no group member has been seen.
-            if grouped:
+                    if visits:
+                        if member in grouped:
+                            continue
+                        grouped.add(member)
+                        passed["_visited_exceptions"] = grouped
+                    stack.exceptions.append(cls.extract(type(member), member, member.__traceback__, **passed))
+            if visits and grouped:
                 break
         trace.stacks[:] = kept
         return trace
