@@ -215,19 +215,25 @@ def _warning_class() -> Type[Warning]:
     return found if isinstance(found, type) and issubclass(found, Warning) else UserWarning
 
 
-def _pytest_diff(left: str, right: str) -> list | None:  # type: ignore[type-arg]
-    """pytest 8.4+'s diff of two texts, when pytest is running; None elsewhere."""
+def _pytest_diff(left: str, right: str) -> list[str] | None:
+    """The diff of two texts that the running pytest writes for a literal ``match``; None elsewhere.
+
+    pytest 9 has it in ``compare_text`` and asks the verbosity, 8.4 in ``util``;
+    8.3 (the last on 3.8) writes no diff, and neither do we: the message says it in words.
+    """
     if not _pytest_running():
         return None
+    util: Any = sys.modules.get("_pytest.assertion.util")
     try:
-        # pytest 8.4+ only: under pytest 8.3 (3.8) there is no diff, the message says so in words.
         from _pytest.assertion.compare_text import _diff_text  # type: ignore[import-not-found,unused-ignore]
         from _pytest.assertion.highlight import dummy_highlighter  # type: ignore[import-not-found,unused-ignore]
-        from _pytest.assertion.util import _config
         from _pytest.config import Config
     except ImportError:
-        return None
-    verbose = _config.get_verbosity(Config.VERBOSITY_ASSERTIONS) if _config is not None else 0
+        if util is None or not hasattr(util, "dummy_highlighter"):
+            return None
+        return list(util._diff_text(left, right, util.dummy_highlighter))
+    config = getattr(util, "_config", None)
+    verbose = config.get_verbosity(Config.VERBOSITY_ASSERTIONS) if config is not None else 0
     return list(_diff_text(left, right, dummy_highlighter, verbose))
 
 
