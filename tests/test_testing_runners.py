@@ -7,12 +7,14 @@ failure, not an error, whether pytest is loaded or not.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from _pytest.outcomes import Failed
-from support.processes import run_python
+from support.processes import child_env, run_python
 
 from exceptstar import ExceptionGroup
 from exceptstar.testing import RaisesExc, RaisesGroup
@@ -138,3 +140,33 @@ def test_every_group_class_in_every_import_order(order: str) -> None:
     """, pure=sys.version_info >= (3, 11))
     # Ours and the other: the backport's own class before 3.11, the built-in one after.
     assert out.strip() == "2"
+
+
+@pytest.mark.skipif(
+    tuple(map(int, pytest.__version__.split(".")[:2])) < (8, 4),
+    reason="pytest 8.3 (the last on 3.8) takes only classes in xfail(raises=...)",
+)
+def test_xfail_raises_takes_ours(tmp_path: Path) -> None:
+    (tmp_path / "test_x.py").write_text(textwrap.dedent("""
+        import pytest
+        from exceptstar import ExceptionGroup
+        from exceptstar.testing import RaisesExc, RaisesGroup
+
+        @pytest.mark.xfail(raises=RaisesGroup(ValueError))
+        def test_expected():
+            raise ExceptionGroup("", [ValueError()])
+
+        @pytest.mark.xfail(raises=RaisesGroup(ValueError))
+        def test_other_group():
+            raise ExceptionGroup("", [KeyError()])
+
+        @pytest.mark.xfail(raises=RaisesExc(KeyError, match="x"))
+        def test_exc():
+            raise KeyError("x")
+    """))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", str(tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True, env=child_env(False), timeout=120)
+    summary = sorted(line.split(" - ")[0] for line in done.stdout.splitlines() if line.startswith(("XFAIL", "FAILED")))
+    assert summary == [
+        "FAILED test_x.py::test_other_group", "XFAIL test_x.py::test_exc", "XFAIL test_x.py::test_expected"
+    ]
