@@ -86,6 +86,7 @@ def test_unittest_reports_failures_not_errors(with_pytest: bool) -> None:
             unittest.defaultTestLoader.loadTestsFromTestCase(T))
         print(result.testsRun, len(result.failures), len(result.errors))
         for test, text in result.failures:
+            assert "exceptstar" not in text.replace("from exceptstar", ""), text  # no frame of ours
             print(test.id().split(".")[-1], text.strip().splitlines()[-1])
     """)
     assert out.splitlines() == [

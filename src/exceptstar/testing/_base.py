@@ -29,6 +29,9 @@ from typing import (
 
 from exceptstar._classes import group_classes
 
+# unittest leaves frames of modules that set this out of its failure reports.
+__unittest = True
+
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
 

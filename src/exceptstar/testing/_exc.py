@@ -6,6 +6,9 @@ from typing import TYPE_CHECKING, Any, Callable, Pattern, Tuple, Type, TypeVar, 
 
 from exceptstar.testing._base import AbstractRaises, check_raw_type, fail, new_info, pattern_repr, type_name
 
+# unittest leaves frames of modules that set this out of its failure reports.
+__unittest = True
+
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
 

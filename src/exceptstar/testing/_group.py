@@ -31,6 +31,9 @@ from exceptstar.testing._base import (
 )
 from exceptstar.testing._exc import RaisesExc
 
+# unittest leaves frames of modules that set this out of its failure reports.
+__unittest = True
+
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
 

@@ -6,6 +6,9 @@ from typing import Any, Type
 
 from exceptstar.testing._group import RaisesGroup
 
+# unittest leaves frames of modules that set this out of its failure reports.
+__unittest = True
+
 
 class RaisesGroupMixin:
     """Mix into a ``unittest.TestCase``: ``with self.assertRaisesGroup(ValueError, TypeError) as info:``.
@@ -18,7 +21,6 @@ class RaisesGroupMixin:
 
     def assertRaisesGroup(self, *expected: Any, **options: Any) -> RaisesGroup[Any]:
         """A ``RaisesGroup(*expected, **options)`` that fails with ``self.failureException``."""
-        __tracebackhide__ = True
         expectation: RaisesGroup[Any] = RaisesGroup(*expected, **options)
         expectation._failure = getattr(self, "failureException", AssertionError)
         return expectation
