@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from support.processes import child_env
-from support.render_native import SCENARIO, reference_with
+from support.render_native import SCENARIO, pinned, reference_with
 
 PROGRAM = """\
 import sys
@@ -83,3 +83,20 @@ def test_as_native(tmp_path: Path, native: dict[str, str], order: str, backport:
 def test_turned_off_without_the_backport_shows_no_member(tmp_path: Path, native: dict[str, str]) -> None:
     output = ours(tmp_path, "exceptstar first", "absent", EXCEPTSTAR_NO_LOGURU="1")
     assert "note on OSError" not in output and "ExceptionGroup: outer" in output
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="nothing is patched there: loguru's own test runs")
+@pytest.mark.parametrize("backport", ["present", "absent"])
+def test_oldest_with_groups_as_native(tmp_path: Path, backport: str) -> None:
+    # loguru 0.7.2 is the first version that shows a group's members (0.7.1 has no group branch).
+    reference, env = pinned("loguru", "0.7.2")
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    outputs = []
+    for command in ([reference, "prog.py", "exceptstar first", "present"],
+                    [sys.executable, "prog.py", "exceptstar first", backport],
+                    [sys.executable, "prog.py", "loguru first", backport]):
+        proc = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout.replace(f"{tmp_path}/", ""))
+    assert outputs[0].count("note on OSError") == 4
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from support.processes import child_env
-from support.render_native import SCENARIO, reference_with
+from support.render_native import SCENARIO, pinned, reference_with
 
 PROGRAM = """\
 import json
@@ -41,6 +41,9 @@ EVENTS = []
 
 
 class Capture(Transport):
+    def capture_event(self, event):  # sentry-sdk 1.x hands an event over here
+        EVENTS.append(event)
+
     def capture_envelope(self, envelope):
         for item in envelope.items:
             event = item.get_event()
@@ -102,3 +105,16 @@ def test_turned_off_sentry_first_sees_no_group(tmp_path: Path, native: Any) -> N
     found = events([sys.executable, "prog.py", "sentry first"], tmp_path,
                    {**child_env(False), "EXCEPTSTAR_NO_SENTRY": "1"})
     assert [len(event) for event in found] == [2, 2, 2]  # the group and its context only
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="nothing is patched there: sentry-sdk finds the built-in class")
+@pytest.mark.parametrize("order", ["exceptstar first", "sentry first"])
+def test_oldest_with_groups_as_native(tmp_path: Path, order: str) -> None:
+    # sentry-sdk 1.26.0 is the first version that reports a group's members; it fails on 3.13
+    # (copy() of a frame's locals), so its native side is 3.11.
+    reference, env = pinned("sentry-sdk", "1.26.0", "py311")
+    (tmp_path / "native").mkdir()
+    native = events([reference, "prog.py", "exceptstar first"], tmp_path / "native", env)
+    assert all(len(event) > 2 and any((value["mechanism"] or {}).get("is_exception_group") for value in event)
+               for event in native)  # members reported (1.26 lists 8 entries where 2.75 lists 6)
+    assert events([sys.executable, "prog.py", order], tmp_path, env) == native

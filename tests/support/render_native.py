@@ -56,19 +56,20 @@ def reference_with(distribution: str) -> tuple[str, dict[str, str]]:
 
 
 
-def pinned(distribution: str, pin: str) -> tuple[str, dict[str, str]]:
+def pinned(distribution: str, pin: str, venv: str = "py313") -> tuple[str, dict[str, str]]:
     """The reference interpreter, and an environment in which both sides import ``distribution==pin``.
 
     ``pin`` (a pure-Python wheel) is imported instead of the venvs' own version.
     For the oldest version with group support on 3.11+: installed once per machine in the
-    temporary folder by the reference interpreter, and put first on ``PYTHONPATH``.
+    temporary folder by the reference interpreter (the ``venv`` one, when an old version does not
+    run on 3.13), and put first on ``PYTHONPATH``.
     """
     if version(sys.executable, distribution) is None:
         if REQUIRED:
             pytest.fail(f"{distribution} is not installed in this environment")
         pytest.skip(f"{distribution} is not installed (nor, then, its dependencies)")
-    venv = ROOT / ".venvs" / "py313" / "bin" / "python"
-    reference = str(venv) if venv.exists() else native_python()
+    python = ROOT / ".venvs" / venv / "bin" / "python"
+    reference = str(python) if python.exists() else native_python()
     if reference is None:
         pytest.skip("no CPython 3.11+ on this machine")
     target = Path(tempfile.gettempdir()) / f"exceptstar-native-{distribution}-{pin}"
