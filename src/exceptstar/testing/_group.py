@@ -328,8 +328,9 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
             len(self.expected_exceptions),
             members,
         )
-        if self.ordered:
-            return self._check_in_order(table)
+        return self._check_in_order(table) if self.ordered else self._check_any_order(table)
+
+    def _check_any_order(self, table: _matching.Table) -> bool:
         matches, remaining, failed = _matching.greedy(table)
         if (not remaining and not failed) or _matching.complete_assignment(table):
             return True
@@ -343,12 +344,8 @@ class RaisesGroup(AbstractRaises["BaseExceptionGroup[BaseExcT_co]"]):
         wrong = [i for i in range(table.n_expected) if table.get(i, i) is not None] if same_length else []
         if same_length and not wrong:
             return True
-        self.ordered = False
-        try:
-            if not self._check_members(table.actual):
-                return False
-        finally:
-            self.ordered = True
+        if not self._check_any_order(table):
+            return False
         # They pair, but not in the order given.
         lines = ["The raised exceptions match, but not in the expected order (`ordered=True`):"]
         for i in wrong:
