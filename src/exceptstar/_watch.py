@@ -40,10 +40,10 @@ ON_INSTALL: "Dict[str, Tuple[str, str]]" = {
     "sphinx": ("exceptstar._integrations.sphinx", "EXCEPTSTAR_NO_SPHINX"),
     "inspect": ("exceptstar._integrations.ast311", "EXCEPTSTAR_NO_INSPECT"),
     "doctest": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_DOCTEST"),
-    "pdb": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_PDB"),
+    "pdb": ("exceptstar._integrations.stdlib_compile:patch_pdb", "EXCEPTSTAR_NO_PDB"),
     "cProfile": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_PROFILE"),
     "profile": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_PROFILE"),
-    "trace": ("exceptstar._integrations.stdlib_compile", "EXCEPTSTAR_NO_TRACE"),
+    "trace": ("exceptstar._integrations.stdlib_compile:patch_trace", "EXCEPTSTAR_NO_TRACE"),
     "multiprocessing": ("exceptstar._integrations.multiprocessing", "EXCEPTSTAR_NO_MULTIPROCESSING"),
 }
 
