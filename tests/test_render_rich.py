@@ -84,5 +84,6 @@ def test_oldest_with_groups_as_native() -> None:
     reference, env = pinned("rich", "14.0.0")
     native = panels(PROGRAM, [reference, "prog.py", "exceptstar first"], env)
     assert native.count("Sub-exception #") == 16
-    for order in ("exceptstar first", "rich first"):
-        assert panels(PROGRAM, [sys.executable, "prog.py", order], env) == native
+    for order in ("exceptstar first", "rich first", "run"):
+        command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
+        assert panels(PROGRAM, command, env) == native

@@ -108,7 +108,7 @@ def test_turned_off_sentry_first_sees_no_group(tmp_path: Path, native: Any) -> N
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 11), reason="nothing is patched there: sentry-sdk finds the built-in class")
-@pytest.mark.parametrize("order", ["exceptstar first", "sentry first"])
+@pytest.mark.parametrize("order", ["exceptstar first", "sentry first", "run"])
 def test_oldest_with_groups_as_native(tmp_path: Path, order: str) -> None:
     # sentry-sdk 1.26.0 is the first version that reports a group's members; it fails on 3.13
     # (copy() of a frame's locals), so its native side is 3.11.
@@ -117,4 +117,5 @@ def test_oldest_with_groups_as_native(tmp_path: Path, order: str) -> None:
     native = events([reference, "prog.py", "exceptstar first"], tmp_path / "native", env)
     assert all(len(event) > 2 and any((value["mechanism"] or {}).get("is_exception_group") for value in event)
                for event in native)  # members reported (1.26 lists 8 entries where 2.75 lists 6)
-    assert events([sys.executable, "prog.py", order], tmp_path, env) == native
+    command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
+    assert events(command, tmp_path, env) == native

@@ -133,9 +133,10 @@ def test_turned_off_no_group(tmp_path: Path, native: str) -> None:
 def test_oldest_with_groups_as_native(tmp_path: Path) -> None:
     # structlog 25.4.0 is the first version whose dict tracebacks have is_group and the members.
     reference, env = pinned("structlog", "25.4.0")
-    for name in ("native", "exceptstar-first", "structlog-first"):
+    for name in ("native", "exceptstar-first", "structlog-first", "run"):
         (tmp_path / name).mkdir()
     native = render([reference, "prog.py", "exceptstar first"], tmp_path / "native", env)
     assert native.count('"is_group": true') == 4
-    for order in ("exceptstar first", "structlog first"):
-        assert render([sys.executable, "prog.py", order], tmp_path / order.replace(" ", "-"), env) == native
+    for order in ("exceptstar first", "structlog first", "run"):
+        command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
+        assert render(command, tmp_path / order.replace(" ", "-"), env) == native
