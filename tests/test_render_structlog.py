@@ -140,3 +140,13 @@ def test_oldest_with_groups_as_native(tmp_path: Path) -> None:
     for order in ("exceptstar first", "structlog first", "run"):
         command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
         assert render(command, tmp_path / order.replace(" ", "-"), env) == native
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="nothing is patched there: structlog's own branch runs")
+def test_oldest_console_renderer_as_native() -> None:
+    reference, env = pinned("structlog", "25.4.0")
+    native = panels(CONSOLE, [reference, "prog.py", "exceptstar first"], env)
+    assert native.count("Sub-exception #") == 4
+    for order in ("exceptstar first", "structlog first", "run"):
+        command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]
+        assert panels(CONSOLE, command, env) == native
