@@ -35,6 +35,8 @@ STAR = {
 }
 OPTIONS = [[], ["-q"], ["-f"], ["-l"], ["-r", "0"], ["-x", "bad|broken"], ["-b"], ["-d", "/installed"],
            ["-j", "2"], ["--invalidation-mode", "checked-hash"], ["-i", "-"], ["-h"]]
+if sys.version_info >= (3, 9):  # compileall's -s, -p, -o and --hardlink-dupes are 3.9's
+    OPTIONS += [["-s", "app", "-p", "/site"], ["-o", "0", "-o", "2", "--hardlink-dupes"]]
 PURE = sys.version_info < (3, 11)
 
 
@@ -90,8 +92,11 @@ def test_files_with_except_star_as_native(tmp_path: Path, options: list[str]) ->
     assert names == {Path(name).name.split(".")[0] for name in pycs(native)}
     if PURE and "-i" not in options and "-x" not in options:
         tagged = [name for name in pycs(mine) if ".exceptstar-" in name]
-        tag = f"cpython-{sys.version_info[0]}{sys.version_info[1]}.exceptstar-{_version()}"
-        assert tagged == ([] if "-b" in options else [f"app/__pycache__/star.{tag}.pyc"])
+        levels = [options[i + 1] for i, option in enumerate(options) if option == "-o"] or ["0"]
+        tags = [f"cpython-{sys.version_info[0]}{sys.version_info[1]}{'' if level == '0' else '.opt-' + level}"
+                for level in levels]
+        expected = [f"app/__pycache__/star.{tag}.exceptstar-{_version()}.pyc" for tag in tags]
+        assert tagged == ([] if "-b" in options else expected)
 
 
 def _version() -> str:
@@ -108,20 +113,44 @@ print(app.star.grab(ValueError(1)), "ast" in sys.modules, "tokenize" in sys.modu
 """
 
 
-@pytest.mark.parametrize("mode", ["timestamp", "checked-hash", "unchecked-hash"])
-def test_read_only_tree_transforms_nothing(tmp_path: Path, mode: str) -> None:
+@pytest.mark.parametrize(("mode", "flags"), [("timestamp", []), ("checked-hash", []), ("unchecked-hash", []),
+                                             ("timestamp", ["-O"])])
+def test_read_only_tree_transforms_nothing(tmp_path: Path, mode: str, flags: list[str]) -> None:
     root = tree(tmp_path, STAR)
     shutil.rmtree(root / "app" / "sub")
-    assert compileall(None, root, ["-q", "--invalidation-mode", mode]).returncode == 0
+    # Under -O compileall writes the opt-1 cache, which an import under -O looks for.
+    command = [sys.executable, *flags, "-m", "exceptstar", "compileall", "-q", "--invalidation-mode", mode, "app"]
+    assert subprocess.run(command, cwd=root, env=child_env(False)).returncode == 0
     # Nothing may be written now: what the import uses is what compileall left.
     env = {**child_env(False), "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.run([sys.executable, "-c", IMPORT], cwd=root, capture_output=True, text=True, env=env)
+    importing = [sys.executable, *flags, "-c", IMPORT]
+    proc = subprocess.run(importing, cwd=root, capture_output=True, text=True, env=env)
     assert proc.stdout == "(ValueError(1),) False False\n", proc.stderr
     # Not vacuous: without the cache the same import transforms (and so parses) the module.
     for pyc in (root / "app" / "__pycache__").glob("star.*"):
         pyc.unlink()
-    proc = subprocess.run([sys.executable, "-c", IMPORT], cwd=root, capture_output=True, text=True, env=env)
+    proc = subprocess.run(importing, cwd=root, capture_output=True, text=True, env=env)
     assert proc.stdout == f"(ValueError(1),) {PURE} {PURE}\n", proc.stderr
+
+
+SPAWNED = """\
+import multiprocessing, sys
+from exceptstar._commands.cli import main
+multiprocessing.set_start_method("spawn")
+sys.exit(main(["compileall", "-q", "-j", "2", "app"]))
+"""
+
+
+def test_spawned_workers_write_the_transformed_cache(tmp_path: Path) -> None:
+    # macOS and Windows start compileall's -j workers afresh: they must transform too.
+    root = tree(tmp_path, STAR)
+    shutil.rmtree(root / "app" / "sub")
+    proc = subprocess.run([sys.executable, "-c", SPAWNED], cwd=root, capture_output=True, text=True,
+                          env=child_env(False), timeout=120)
+    assert (proc.returncode, proc.stdout) == (0, ""), proc.stderr
+    tag = f"cpython-{sys.version_info[0]}{sys.version_info[1]}" + (f".exceptstar-{_version()}" if PURE else "")
+    assert sorted(pycs(root)) == [f"app/__pycache__/__init__.cpython-{sys.version_info[0]}{sys.version_info[1]}.pyc",
+                                  f"app/__pycache__/star.{tag}.pyc"]
 
 
 def test_a_second_run_finds_the_transformed_cache_up_to_date(tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ things change in this process only, for a file whose source uses
 ``except*``: its cache path is the import hook's (``transformed_pyc``), which
 compileall then also reads to tell whether the file is up to date; and the
 code compiled into it is the hook's, so an import from that tree, even a
-read-only one, finds it and transforms nothing.  ``-b`` (the legacy layout,
+read-only one, finds it and transforms nothing; parallel workers (``-j``)
+that start afresh (spawn, the default on macOS and Windows) call our
+``compile_file``, which changes them too.  ``-b`` (the legacy layout,
 ``mod.pyc`` beside the source) writes the transformed code there, which
 Python loads only where the source is absent.  On 3.11+ ``except*`` is
 native and nothing changes.
@@ -18,6 +20,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, List
 
+# compileall's functions that ours stand in for, read before they are replaced.
+_stdlib: "Dict[str, Callable[..., bool]]" = {}
+
 
 def main(args: "List[str]") -> int:
     import compileall
@@ -25,10 +30,35 @@ def main(args: "List[str]") -> int:
     from exceptstar._classes import PURE
 
     if PURE:
-        _transform_star_files()
+        _stdlib_function("compile_file")
+        # compile_dir hands its workers a function by name (3.8's _compile_file_tuple, then
+        # compile_file): ours, so that a spawned worker transforms too.
+        compileall.compile_file = compile_file
+        if "_compile_file_tuple" in _stdlib:
+            compileall._compile_file_tuple = _compile_file_tuple  # type: ignore[attr-defined]
     # What `python -m compileall` sees: its own name in the usage text and errors.
     sys.argv = [compileall.__file__, *args]
     return int(not compileall.main())  # type: ignore[attr-defined]  # not in typeshed
+
+
+def compile_file(*args: "Any", **kwargs: "Any") -> bool:
+    """compileall's ``compile_file``, here or in a worker process that did not inherit our changes."""
+    return _stdlib_function("compile_file")(*args, **kwargs)
+
+
+def _compile_file_tuple(*args: "Any", **kwargs: "Any") -> bool:
+    return _stdlib_function("_compile_file_tuple")(*args, **kwargs)
+
+
+def _stdlib_function(name: str) -> "Callable[..., bool]":
+    if not _stdlib:
+        import compileall
+
+        for function in ("compile_file", "_compile_file_tuple"):
+            if hasattr(compileall, function):
+                _stdlib[function] = getattr(compileall, function)
+        _transform_star_files()
+    return _stdlib[name]
 
 
 def _transform_star_files() -> None:
@@ -66,4 +96,4 @@ def _transform_star_files() -> None:
     importlib.machinery.SourceFileLoader = StarSourceLoader  # type: ignore[misc]
 
 
-__all__ = ["main"]
+__all__ = ["compile_file", "main"]
