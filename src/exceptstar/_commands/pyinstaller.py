@@ -8,10 +8,13 @@ change that (``pyinstaller40`` hook directories are discovered in a separate
 process, and hooks run only after modules are analysed), so this command runs
 PyInstaller's own entry point in this process with exceptstar's ``compile``
 in those two modules: the archive then holds the transformed code and no
-source.  The hook directory it also registers (``hook-exceptstar.py``, through
-the ``pyinstaller40`` entry point) bundles exceptstar's lazily imported
-modules, which the transformed code needs at run time.  On 3.11+ it is plain
-PyInstaller.
+source.  Transformed code names exceptstar only through the builtin
+``__exceptstar__``, so the command also bundles exceptstar (a hidden import
+given through PyInstaller's ``CONF``, which a ``.spec`` build reads too); the
+hook directory exceptstar registers through the ``pyinstaller40`` entry point
+then bundles every module of exceptstar (``hook-exceptstar.py``) and runs,
+before the app's first module, the runtime hook that sets that builtin.  On
+3.11+ it is plain PyInstaller.
 """
 
 TYPE_CHECKING = False
@@ -35,6 +38,8 @@ def main(args: "List[str]") -> int:
     if PURE:
         from exceptstar._compiler.transform import compile
 
+        config: Any = importlib.import_module("PyInstaller.config")
+        config.CONF["hiddenimports"] = [*config.CONF.get("hiddenimports", []), "exceptstar._compiler.runtime"]
         # A module global shadows the built-in for these modules' own calls only.
         for name in ("PyInstaller.lib.modulegraph.modulegraph", "PyInstaller.building.utils"):
             module: Any = importlib.import_module(name)

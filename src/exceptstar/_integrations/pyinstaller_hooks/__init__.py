@@ -2,7 +2,10 @@
 
 ``get_hook_dirs`` is what PyInstaller calls (in a process of its own) to find
 ``hook-exceptstar.py``, which bundles every module of exceptstar: ``__init__``
-imports its wings by name, where PyInstaller's import scan cannot see them.
+imports its wings by name, where PyInstaller's import scan cannot see them;
+and of ``rthooks.dat``, whose runtime hook (``rthooks/pyi_rth_exceptstar.py``)
+makes ``__exceptstar__`` and the group names builtins before the app's first
+module runs, in any app that bundles exceptstar.
 """
 
 import os
