@@ -88,3 +88,14 @@ def test_plain_pyinstaller_leaves_the_module_out(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", ANALYSIS], cwd=tmp_path, capture_output=True, text=True,
                           env=child_env(False), timeout=60)
     assert proc.stdout == ("InvalidSourceModule\n" if sys.version_info < (3, 11) else "SourceModule\n"), proc.stderr
+
+
+def test_pyinstaller_errors_reach_the_user_as_pyinstallers_own(tmp_path: Path) -> None:
+    (tmp_path / "main.spec").write_text("")
+    runs = [subprocess.run([*command, "--onefile", "main.spec"], cwd=tmp_path, capture_output=True, text=True,
+                           env=child_env(False), timeout=60)
+            for command in ([sys.executable, "-m", "exceptstar", "pyinstaller"], [sys.executable, "-m", "PyInstaller"])]
+    ours, theirs = ((proc.returncode, [line for line in proc.stderr.splitlines() if " INFO: " not in line])
+                    for proc in runs)
+    assert ours == theirs
+    assert theirs[0] == 1 and "makespec options not valid when a .spec file is given" in theirs[1]

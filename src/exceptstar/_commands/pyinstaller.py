@@ -44,10 +44,8 @@ def main(args: "List[str]") -> int:
         for name in ("PyInstaller.lib.modulegraph.modulegraph", "PyInstaller.building.utils"):
             module: Any = importlib.import_module(name)
             module.compile = compile
-    try:
-        entry.run(args)
-    except SystemExit as exit:
-        return exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+    # PyInstaller's errors leave as its own SystemExit (a message, or a status), as from its script.
+    entry.run(args)
     return 0
 
 
