@@ -2,7 +2,7 @@
 
 One program per path -- the default ``sys.excepthook``, ``threading``,
 ``sys.unraisablehook``, the ``traceback`` functions and ``TracebackException``,
-``logging``, ``code.InteractiveInterpreter``, the REPL, IPython -- runs in
+``logging``, ``code.InteractiveInterpreter``, the REPL -- runs in
 this interpreter (3.8-3.10, where exceptstar patches those paths) and in the
 newest native CPython, where the same program uses the built-in groups.  The
 two outputs must have the same structure: the same boxes, messages, notes and
@@ -303,19 +303,3 @@ def test_backport_groups(tmp_path: Path, order: str) -> None:
     # The backport's class lives in module exceptiongroup and is named so, as
     # the backport's own printer names it; on 3.11+ it is the built-in.
     assert ours.replace("exceptiongroup.ExceptionGroup:", "ExceptionGroup:") == theirs
-
-
-def test_ipython(tmp_path: Path) -> None:
-    # The matrix installs IPython on 3.8-3.10, where the patch matters.
-    pytest.importorskip("IPython", reason="IPython is installed by the test matrix on 3.8-3.10 only")
-    program = write_program(tmp_path, '''
-        from IPython.core.interactiveshell import InteractiveShell
-        shell = InteractiveShell.instance()
-        shell.user_ns["fail"] = fail
-        shell.run_cell("fail()")
-        shell.run_cell("raise ValueError('plain')")
-    ''')
-    proc = run(sys.executable, program)
-    assert_full_group(proc.stdout + proc.stderr)
-    # Other exceptions are left to IPython's own (coloured, verbose) printer.
-    assert "Traceback (most recent call last)" in proc.stdout and "plain" in proc.stdout

@@ -9,7 +9,7 @@ routes each printing path through ``formatting`` without importing anything:
   interpreter's defaults, become small functions that import the formatter
   only when an exception with a group or a note is printed, and leave every
   other exception to the default hook;
-* ``traceback``, ``threading``, ``code``, IPython's shell and the
+* ``traceback``, ``threading``, ``code`` and the
   ``exceptiongroup`` backport are patched right after they are first imported
   (``_watch.when_imported``: nothing is imported for it), or
   at once if they already are.
@@ -241,42 +241,10 @@ def _patch_code(module: "ModuleType") -> None:
     interpreter.showsyntaxerror = showsyntaxerror
 
 
-def _patch_ipython(module: "ModuleType") -> None:
-    shell_class = getattr(module, "InteractiveShell", None)
-    if shell_class is None:
-        return
-    original = shell_class.showtraceback
-
-    def showtraceback(self: "Any", exc_tuple: "Any" = None, filename: "Any" = None,
-                      tb_offset: "Any" = None, exception_only: bool = False,
-                      running_compiled_code: bool = False) -> None:
-        try:
-            etype, value, tb = self._get_exc_info(exc_tuple)
-            if (not exception_only and not issubclass(etype, SyntaxError)
-                    and involves_groups_or_notes(value)):
-                skip = self.InteractiveTB.tb_offset if tb_offset is None else tb_offset
-                for _ in range(skip or 0):
-                    if tb is None or tb.tb_next is None:
-                        break
-                    tb = tb.tb_next
-                text = _format(etype, value, tb)
-                self._showtraceback(etype, value, [text.rstrip("\n")])
-                if self.call_pdb:
-                    self.debugger(force=True)
-                return
-        except Exception:
-            pass
-        original(self, exc_tuple, filename, tb_offset, exception_only, running_compiled_code)
-
-    showtraceback.__doc__ = original.__doc__
-    shell_class.showtraceback = showtraceback
-
-
 _PATCHERS: "Dict[str, Callable[[ModuleType], None]]" = {
     "traceback": _patch_traceback,
     "threading": _patch_threading,
     "code": _patch_code,
-    "IPython.core.interactiveshell": _patch_ipython,
     "exceptiongroup._formatting": _patch_backport,
 }
 

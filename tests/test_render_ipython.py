@@ -1,0 +1,185 @@
+"""IPython's traceback display and ipykernel's error reply on 3.8-3.10, as the same versions show them on native 3.11+.
+
+A shell (``InteractiveShell.run_cell``) and a kernel (started and driven by
+``jupyter_client``, as a notebook does) run the rendering scenario: a nested
+group whose members have tracebacks and notes and whose outer group has a
+``__context__``, then a plain exception with a note.  What they print, and the
+kernel's messages (the ``execute_reply`` and every ``stream``/``error`` on the
+IOPub channel), equal native 3.13's with the same IPython, ipykernel and
+jupyter_client, in each import order and under ``run``.
+
+The versions differ in kind, and both kinds are compared: IPython 8.12 shows a
+group through its own view, the group's line alone, on 3.11+ as well; from 8.15
+on IPython hands a group to ``traceback.print_exc`` on stderr (no ``error``
+message, an empty ``traceback`` in the kernel's reply), finding it with the
+``exceptiongroup`` backport's class, which is exceptstar's once both are imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from support.interpreters import native_python
+from support.processes import ROOT, SRC, child_env
+from support.render_native import REQUIRED, SCENARIO, version
+
+DISTRIBUTIONS = ("ipython", "ipykernel", "jupyter_client")
+
+# The cells, shared by the shell and the kernel.  exceptstar is imported before IPython, in a cell
+# or as a configured extension; on native 3.13 it does nothing.
+SETUP_CELL = """\
+try:
+    import exceptstar
+except ImportError:
+    pass
+else:
+    get_ipython().run_line_magic("load_ext", "exceptstar")
+"""
+CELLS = [
+    SETUP_CELL,
+    SCENARIO,
+    "scenario()\n",
+    "error = ValueError('plain')\nadd_note(error, 'a note')\nraise error\n",
+]
+
+SHELL = """\
+import json
+import sys
+
+if sys.argv[1] == "exceptstar first":
+    import exceptstar
+from IPython.core.interactiveshell import InteractiveShell
+
+shell = InteractiveShell.instance()
+shell.run_line_magic("colors", "nocolor")
+for cell in json.loads(sys.stdin.read()):
+    shell.run_cell(cell)
+"""
+
+KERNEL = """\
+import json
+import sys
+
+from jupyter_client.manager import start_new_kernel
+
+extensions = ["--InteractiveShellApp.extensions=exceptstar"] if sys.argv[1] == "as an extension" else []
+manager, client = start_new_kernel(kernel_name="python3", extra_arguments=extensions)
+try:
+    shown = []
+    for cell in ["%colors nocolor"] + json.loads(sys.stdin.read()):
+        msg_id = client.execute(cell)
+        reply = client.get_shell_msg(timeout=120)["content"]
+        messages = []
+        while True:
+            message = client.get_iopub_msg(timeout=120)
+            if message["parent_header"].get("msg_id") != msg_id:
+                continue
+            if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+                break
+            if message["msg_type"] in ("stream", "error"):
+                messages.append([message["msg_type"], message["content"]])
+        shown.append({"reply": {key: reply.get(key) for key in ("status", "ename", "evalue", "traceback")},
+                      "iopub": messages})
+    print(json.dumps(shown, indent=1))
+finally:
+    client.stop_channels()
+    manager.shutdown_kernel(now=True)
+"""
+
+
+def comparable(text: str) -> str:
+    """Installation folders, kernel process ids and the lines of carets (3.11+ draws them) left out."""
+    text = re.sub(r"[^\s\"']*/site-packages/", "", text)
+    text = re.sub(r"[^\s\"']*/exceptstar-native-ipython-[^/]*/", "", text)
+    text = re.sub(r"ipykernel_\d+", "ipykernel_N", text)
+    return re.sub(r"(?m)^[ |]*[~^]+(\\n|\n)", "", re.sub(r"\\n[ |]*[~^]+(?=\\n)", "", text))
+
+
+def native_side() -> tuple[str, dict[str, str]]:
+    """Native 3.13 with this environment's IPython, ipykernel and jupyter_client (installed once per machine)."""
+    pins = {name: version(sys.executable, name) for name in DISTRIBUTIONS}
+    if None in pins.values():
+        if REQUIRED:
+            pytest.fail(f"not installed in this environment: {pins}")
+        pytest.skip(f"not all installed: {pins}")
+    venv = ROOT / ".venvs" / "py313" / "bin" / "python"
+    reference = str(venv) if venv.exists() else native_python()
+    if reference is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    requirements = [f"{name}=={pin}" for name, pin in pins.items()]
+    key = hashlib.sha1(" ".join(requirements).encode()).hexdigest()[:12]
+    target = Path(tempfile.gettempdir()) / f"exceptstar-native-ipython-{key}"
+    if not target.exists():
+        partial = target.with_name(target.name + f".{os.getpid()}")
+        proc = subprocess.run([reference, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               "--target", str(partial), *requirements], capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.fail(f"{requirements} for the native side: {proc.stderr[-2000:]}")
+        partial.rename(target)
+    env = {**child_env(False), "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
+    for name, pin in pins.items():
+        assert version(reference, name, env) == pin, name
+    return reference, env
+
+
+def show(command: list[str], env: dict[str, str]) -> str:
+    folder = tempfile.mkdtemp(prefix="exceptstar-ipython-")
+    (Path(folder) / "prog.py").write_text(SHELL if command[-1] == "shell" else KERNEL)
+    proc = subprocess.run(command, cwd=folder, input=json.dumps(CELLS), capture_output=True, text=True,
+                          env={**env, "TERM": "dumb"}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    if command[-1] == "kernel":
+        # The kernel's output is in the messages; the client's own stderr is jupyter_client's
+        # chatter at exit, which varies from run to run.
+        return comparable(proc.stdout)
+    return comparable(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
+
+
+SHELL_ORDERS = ["exceptstar first", "IPython first", "run"]
+KERNEL_ORDERS = ["in a cell", "as an extension"]
+
+
+@pytest.fixture(scope="module")
+def native() -> dict[str, str]:
+    pytest.importorskip("IPython", reason="IPython and ipykernel are installed by the test matrix on 3.8-3.10")
+    reference, env = native_side()
+    shown = {"shell": show([reference, "prog.py", "exceptstar first", "shell"], env)}
+    for order in KERNEL_ORDERS:
+        shown[order] = show([reference, "prog.py", order, "kernel"], env)
+    return shown
+
+
+def ours(order: str, kind: str) -> str:
+    runner = ["-m", "exceptstar", "run"] if order == "run" else []
+    return show([sys.executable, *runner, "prog.py", order, kind], child_env(False))
+
+
+@pytest.mark.parametrize("order", SHELL_ORDERS)
+def test_shell_as_native(native: dict[str, str], order: str) -> None:
+    assert ours(order, "shell") == native["shell"]
+    assert native["shell"].count("ExceptionGroup: outer (2 sub-exceptions)") == 1
+    assert "a note" in native["shell"]
+
+
+@pytest.mark.parametrize("order", KERNEL_ORDERS)
+def test_kernel_reply_as_native(native: dict[str, str], order: str) -> None:
+    got = ours(order, "kernel")
+    assert got == native[order]
+    cells = json.loads(got)
+    assert [cell["reply"]["status"] for cell in cells] == ["ok", "ok", "ok", "error", "error"]
+    assert cells[3]["reply"]["ename"] == "ExceptionGroup"
+
+
+def test_members_shown_where_ipython_shows_them(native: dict[str, str]) -> None:
+    # IPython 8.15+ prints a group in full; 8.12 (the last for 3.8) shows the group's line alone.
+    full = version(sys.executable, "ipython") != "8.12.3"
+    assert ("ValueError: value" in native["shell"]) == full
+    assert ("note on OSError" in native["in a cell"]) == full
