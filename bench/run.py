@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from tests.support.interpreters import find_interpreters  # noqa: E402
 
 VENVS = ROOT / ".venvs"
-PEER_PACKAGES = ["exceptiongroup", "coverage"]
+PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk"]
 SIDES = ("exceptstar", "peer")
 Version = Tuple[int, int]
 
@@ -98,6 +98,14 @@ ROWS = [
         "10. leaf_exceptions(), raised group of 10 raised subgroups of 100 raised leaves", "walk"),
     Row("collapse", "case_leaves.py",
         "10. collapse() around a raised group of one error, caught outside", "unwrap"),
+    *(Row(f"render_import_{package}", "case_render.py",
+          f"11. import {module} (cumulative, -X importtime), after import exceptstar", "alone")
+      for package, module in (("rich", "rich.traceback"), ("structlog", "structlog"),
+                               ("sentry_sdk", "sentry_sdk"), ("loguru", "loguru"))),
+    *(Row(f"render_log_{package}", "case_render.py", f"11. {what}, no exception, after import exceptstar",
+          "alone")
+      for package, what in (("structlog", "structlog log call"), ("loguru", "loguru log call"),
+                            ("rich", "logging call through rich's RichHandler"))),
 ]
 SCRIPTS = list(dict.fromkeys(row.script for row in ROWS))
 
@@ -117,6 +125,7 @@ def peer_label(kind: str, version: Version, backport: str) -> str:
         "coverage": "plain coverage, the plain twin",
         "walk": "hand-written recursive walk (leaves only, no tracebacks)",
         "unwrap": "except BaseExceptionGroup + unwrap by hand (Starlette's recipe)",
+        "alone": "the same without exceptstar",
     }
     return labels[kind]
 
@@ -159,6 +168,8 @@ def target(key: str, version: Version) -> Target | None:
         return Target(3e-3, True, "< 3 ms")
     if key == "cached_import":
         return Target(1.1, False, "≤ 1.1x plain")
+    if key.startswith("render_"):
+        return Target(1.1, False, "≤ 1.1x (nothing when no group is shown)")
     return None
 
 
