@@ -94,9 +94,12 @@ def test_oldest_with_groups_as_native(tmp_path: Path, backport: str) -> None:
     outputs = []
     for command in ([reference, "prog.py", "exceptstar first", "present"],
                     [sys.executable, "prog.py", "exceptstar first", backport],
-                    [sys.executable, "prog.py", "loguru first", backport]):
+                    [sys.executable, "prog.py", "loguru first", backport],
+                    [reference, "prog.py", "run", "present"],
+                    [sys.executable, "-m", "exceptstar", "run", "prog.py", "run", backport]):
         proc = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
         assert proc.returncode == 0, proc.stderr
         outputs.append(proc.stdout.replace(f"{tmp_path}/", ""))
-    assert outputs[0].count("note on OSError") == 4
+    assert outputs[0].count("note on OSError") == 4 and outputs[3].count("note on OSError") == 2
     assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+    assert outputs[4] == outputs[3]
