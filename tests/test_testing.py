@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exceptstar import BaseExceptionGroup, ExceptionGroup
+import exceptstar.testing
 from exceptstar.testing import ExceptionInfo, RaisesExc, RaisesGroup
 
 # The reference is pytest 9 (3.10+): 8.3 (the last on 3.8) has no RaisesGroup, and 8.4 (the last on
@@ -44,6 +45,45 @@ def test_the_issue_example_is_a_failure_of_pytest() -> None:
     group = ExceptionGroup("", [ValueError("hello"), ValueError("other")])
     theirs = pytest_raises.RaisesGroup(ValueError, pytest_raises.RaisesExc(ValueError, match="hello"))
     assert not theirs.matches(group)
+
+
+# The one message that differs where both fail: the flatten hint is given when flattening would make
+# the expectation pass. Ours finds the assignment in the flattened members (OSError('foo') for the
+# RaisesExc, OSError('hello') for OSError); pytest's greedy pass does not, so pytest gives no hint.
+FLATTEN_CASE = (
+    lambda raises, exc: raises.RaisesGroup(OSError, exc(OSError, match="foo")),
+    lambda group_type: group_type("hello", [group_type("foo", [OSError("foo"), OSError("hello")])]),
+)
+FLATTEN_REASON = (
+    "\nThe following expected exceptions did not find a match:\n"
+    "  OSError\n"
+    "  RaisesExc(OSError, match='foo')\n"
+    "The following raised exceptions did not find a match\n"
+    "  ExceptionGroup('foo', [OSError('foo'), OSError('hello')]):\n"
+    "    Unexpected nested `ExceptionGroup()`, expected `OSError`\n"
+    "    RaisesExc(OSError, match='foo'): `ExceptionGroup()` is not an instance of `OSError`\n"
+    "Did you mean to use `flatten_subgroups=True`?"
+)
+
+
+def test_flatten_hint_where_flattening_would_pass() -> None:
+    ours = FLATTEN_CASE[0](exceptstar.testing, RaisesExc)
+    assert not ours.matches(FLATTEN_CASE[1](ExceptionGroup))
+    assert ours.fail_reason == FLATTEN_REASON
+    flattened = RaisesGroup(OSError, RaisesExc(OSError, match="foo"), flatten_subgroups=True)
+    assert flattened.matches(FLATTEN_CASE[1](ExceptionGroup))
+
+
+@needs_pytest_raises
+def test_flatten_hint_is_the_deliberate_difference_from_pytest() -> None:
+    ours = FLATTEN_CASE[0](exceptstar.testing, RaisesExc)
+    theirs = FLATTEN_CASE[0](pytest_raises, pytest_raises.RaisesExc)
+    native = getattr(builtins, "ExceptionGroup", ExceptionGroup)
+    assert not ours.matches(FLATTEN_CASE[1](ExceptionGroup)) and not theirs.matches(FLATTEN_CASE[1](native))
+    assert ours.fail_reason is not None and theirs.fail_reason is not None
+    assert ours.fail_reason == FLATTEN_REASON == theirs.fail_reason + "\nDid you mean to use `flatten_subgroups=True`?"
+    assert not pytest_raises.RaisesGroup(OSError, pytest_raises.RaisesExc(OSError, match="foo"),
+                                         flatten_subgroups=True).matches(FLATTEN_CASE[1](native))
 
 
 def test_no_assignment_fails_with_pytest_message() -> None:
