@@ -72,5 +72,6 @@ def test_as_native(tmp_path: Path) -> None:
     # Hypothesis's explanation notes name the file: as given on the command line on 3.8, absolute after.
     assert ours.stdout.replace(f"{tmp_path}/", "") == native.stdout.replace(f"{tmp_path}/", "")
     lines = native.stdout.splitlines()
-    assert lines[:2] == ["two_bugs True", "ExceptionGroup Hypothesis found 2 distinct failures. (2 sub-exceptions) None"]
+    assert lines[:2] == ["two_bugs True",
+                         "ExceptionGroup Hypothesis found 2 distinct failures. (2 sub-exceptions) None"]
     assert "naked_in_star False" in lines

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exceptstar import BaseExceptionGroup, ExceptionGroup
 import exceptstar.testing
+from exceptstar import BaseExceptionGroup, ExceptionGroup
 from exceptstar.testing import ExceptionInfo, RaisesExc, RaisesGroup
 
 # The reference is pytest 9 (3.10+): 8.3 (the last on 3.8) has no RaisesGroup, and 8.4 (the last on
