@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -103,9 +104,27 @@ def comparable(text: str) -> str:
     return re.sub(r"(?m)^[ |]*[~^]+(\\n|\n)", "", re.sub(r"\\n[ |]*[~^]+(?=\\n)", "", text))
 
 
-def native_side() -> tuple[str, dict[str, str]]:
-    """Native 3.13 with this environment's IPython, ipykernel and jupyter_client (installed once per machine)."""
-    pins = {name: version(sys.executable, name) for name in DISTRIBUTIONS}
+def installed(python: str, requirements: list[str]) -> Path:
+    """A folder holding ``requirements`` and their dependencies for ``python``, installed once per machine."""
+    key = hashlib.sha1(repr((python, requirements)).encode()).hexdigest()[:12]
+    target = Path(tempfile.gettempdir()) / f"exceptstar-native-ipython-{key}"
+    if not target.exists():
+        partial = target.with_name(f"{target.name}.{os.getpid()}")
+        proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               "--target", str(partial), *requirements],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            shutil.rmtree(partial, ignore_errors=True)
+            pytest.fail(f"{requirements}: {proc.stderr[-2000:]}")
+        try:
+            partial.rename(target)
+        except OSError:  # another test run installed it meanwhile
+            shutil.rmtree(partial, ignore_errors=True)
+    return target
+
+
+def native_side(pins: dict[str, str | None]) -> tuple[str, dict[str, str]]:
+    """Native 3.13 importing exactly these versions (with their dependencies)."""
     if None in pins.values():
         if REQUIRED:
             pytest.fail(f"not installed in this environment: {pins}")
@@ -114,16 +133,7 @@ def native_side() -> tuple[str, dict[str, str]]:
     reference = str(venv) if venv.exists() else native_python()
     if reference is None:
         pytest.skip("no CPython 3.11+ on this machine")
-    requirements = [f"{name}=={pin}" for name, pin in pins.items()]
-    key = hashlib.sha1(" ".join(requirements).encode()).hexdigest()[:12]
-    target = Path(tempfile.gettempdir()) / f"exceptstar-native-ipython-{key}"
-    if not target.exists():
-        partial = target.with_name(target.name + f".{os.getpid()}")
-        proc = subprocess.run([reference, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                               "--target", str(partial), *requirements], capture_output=True, text=True)
-        if proc.returncode != 0:
-            pytest.fail(f"{requirements} for the native side: {proc.stderr[-2000:]}")
-        partial.rename(target)
+    target = installed(reference, [f"{name}=={pin}" for name, pin in pins.items()])
     env = {**child_env(False), "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
     for name, pin in pins.items():
         assert version(reference, name, env) == pin, name
@@ -131,10 +141,10 @@ def native_side() -> tuple[str, dict[str, str]]:
 
 
 def show(command: list[str], env: dict[str, str]) -> str:
-    folder = tempfile.mkdtemp(prefix="exceptstar-ipython-")
-    (Path(folder) / "prog.py").write_text(SHELL if command[-1] == "shell" else KERNEL)
-    proc = subprocess.run(command, cwd=folder, input=json.dumps(CELLS), capture_output=True, text=True,
-                          env={**env, "TERM": "dumb"}, timeout=300)
+    with tempfile.TemporaryDirectory(prefix="exceptstar-ipython-") as folder:
+        (Path(folder) / "prog.py").write_text(SHELL if command[-1] == "shell" else KERNEL)
+        proc = subprocess.run(command, cwd=folder, input=json.dumps(CELLS), capture_output=True, text=True,
+                              env={**env, "TERM": "dumb"}, timeout=300)
     assert proc.returncode == 0, proc.stderr
     if command[-1] == "kernel":
         # The kernel's output is in the messages; the client's own stderr is jupyter_client's
@@ -150,7 +160,7 @@ KERNEL_ORDERS = ["in a cell", "as an extension"]
 @pytest.fixture(scope="module")
 def native() -> dict[str, str]:
     pytest.importorskip("IPython", reason="IPython and ipykernel are installed by the test matrix on 3.8-3.10")
-    reference, env = native_side()
+    reference, env = native_side({name: version(sys.executable, name) for name in DISTRIBUTIONS})
     shown = {"shell": show([reference, "prog.py", "exceptstar first", "shell"], env)}
     for order in KERNEL_ORDERS:
         shown[order] = show([reference, "prog.py", order, "kernel"], env)
@@ -183,3 +193,22 @@ def test_members_shown_where_ipython_shows_them(native: dict[str, str]) -> None:
     full = version(sys.executable, "ipython") != "8.12.3"
     assert ("ValueError: value" in native["shell"]) == full
     assert ("note on OSError" in native["in a cell"]) == full
+
+
+# The first IPython that shows a group's members (through ``traceback.print_exc``); it needs 3.9.
+OLDEST_WITH_GROUPS = "8.15.0"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 9) or sys.version_info >= (3, 11),
+                    reason="IPython 8.15 needs 3.9; on 3.11+ nothing of exceptstar's is involved")
+def test_oldest_with_groups_as_native() -> None:
+    pytest.importorskip("IPython", reason="IPython is installed by the test matrix on 3.8-3.10")
+    reference, native_env = native_side({"ipython": OLDEST_WITH_GROUPS})
+    here = installed(sys.executable, [f"ipython=={OLDEST_WITH_GROUPS}"])
+    env = {**child_env(False), "PYTHONPATH": os.pathsep.join([str(here), str(SRC)])}
+    assert version(sys.executable, "ipython", env) == OLDEST_WITH_GROUPS
+    native = show([reference, "prog.py", "exceptstar first", "shell"], native_env)
+    assert "ValueError: value" in native and "note on OSError" in native
+    for order in SHELL_ORDERS:
+        runner = ["-m", "exceptstar", "run"] if order == "run" else []
+        assert show([sys.executable, *runner, "prog.py", order, "shell"], env) == native
