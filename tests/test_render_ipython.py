@@ -212,3 +212,14 @@ def test_oldest_with_groups_as_native() -> None:
     for order in SHELL_ORDERS:
         runner = ["-m", "exceptstar", "run"] if order == "run" else []
         assert show([sys.executable, *runner, "prog.py", order, "shell"], env) == native
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="nothing of exceptstar's is involved there")
+def test_turned_off_with_the_backport_left_alone(native: dict[str, str]) -> None:
+    if "ValueError: value" not in native["shell"]:
+        pytest.skip("this IPython shows no member of a group on 3.11+ either")
+    off = show([sys.executable, "prog.py", "exceptstar first", "shell"],
+               {**child_env(False), "EXCEPTSTAR_NO_BACKPORT": "1"})
+    # IPython then finds no group of the backport's class: its own view, the group's line alone.
+    assert "ExceptionGroup: outer (2 sub-exceptions)" in off
+    assert "ValueError: value" not in off
