@@ -17,20 +17,17 @@ message, an empty ``traceback`` in the kernel's reply), finding it with the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from support.interpreters import native_python
-from support.processes import ROOT, SRC, child_env
-from support.render_native import REQUIRED, SCENARIO, version
+from support.processes import SRC, child_env
+from support.render_native import SCENARIO, installed, missing, reference, version
 
 DISTRIBUTIONS = ("ipython", "ipykernel", "jupyter_client")
 
@@ -99,45 +96,21 @@ finally:
 def comparable(text: str) -> str:
     """Installation folders, kernel process ids and the lines of carets (3.11+ draws them) left out."""
     text = re.sub(r"[^\s\"']*/site-packages/", "", text)
-    text = re.sub(r"[^\s\"']*/exceptstar-native-ipython-[^/]*/", "", text)
+    text = re.sub(r"[^\s\"']*/exceptstar-native-[^/]*/", "", text)
     text = re.sub(r"ipykernel_\d+", "ipykernel_N", text)
     return re.sub(r"(?m)^[ |]*[~^]+(\\n|\n)", "", re.sub(r"\\n[ |]*[~^]+(?=\\n)", "", text))
-
-
-def installed(python: str, requirements: list[str]) -> Path:
-    """A folder holding ``requirements`` and their dependencies for ``python``, installed once per machine."""
-    key = hashlib.sha1(repr((python, requirements)).encode()).hexdigest()[:12]
-    target = Path(tempfile.gettempdir()) / f"exceptstar-native-ipython-{key}"
-    if not target.exists():
-        partial = target.with_name(f"{target.name}.{os.getpid()}")
-        proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                               "--target", str(partial), *requirements],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            shutil.rmtree(partial, ignore_errors=True)
-            pytest.fail(f"{requirements}: {proc.stderr[-2000:]}")
-        try:
-            partial.rename(target)
-        except OSError:  # another test run installed it meanwhile
-            shutil.rmtree(partial, ignore_errors=True)
-    return target
 
 
 def native_side(pins: dict[str, str | None]) -> tuple[str, dict[str, str]]:
     """Native 3.13 importing exactly these versions (with their dependencies)."""
     if None in pins.values():
-        if REQUIRED:
-            pytest.fail(f"not installed in this environment: {pins}")
-        pytest.skip(f"not all installed: {pins}")
-    venv = ROOT / ".venvs" / "py313" / "bin" / "python"
-    reference = str(venv) if venv.exists() else native_python()
-    if reference is None:
-        pytest.skip("no CPython 3.11+ on this machine")
-    target = installed(reference, [f"{name}=={pin}" for name, pin in pins.items()])
+        missing(f"one of {pins}")
+    native = reference()
+    target = installed(native, [f"{name}=={pin}" for name, pin in pins.items()], deps=True)
     env = {**child_env(False), "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
     for name, pin in pins.items():
-        assert version(reference, name, env) == pin, name
-    return reference, env
+        assert version(native, name, env) == pin, name
+    return native, env
 
 
 def show(command: list[str], env: dict[str, str]) -> str:
@@ -204,7 +177,7 @@ OLDEST_WITH_GROUPS = "8.15.0"
 def test_oldest_with_groups_as_native() -> None:
     pytest.importorskip("IPython", reason="IPython is installed by the test matrix on 3.8-3.10")
     reference, native_env = native_side({"ipython": OLDEST_WITH_GROUPS})
-    here = installed(sys.executable, [f"ipython=={OLDEST_WITH_GROUPS}"])
+    here = installed(sys.executable, [f"ipython=={OLDEST_WITH_GROUPS}"], deps=True)
     env = {**child_env(False), "PYTHONPATH": os.pathsep.join([str(here), str(SRC)])}
     assert version(sys.executable, "ipython", env) == OLDEST_WITH_GROUPS
     native = show([reference, "prog.py", "exceptstar first", "shell"], native_env)

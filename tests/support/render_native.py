@@ -8,6 +8,7 @@ temporary folder) and put first on the reference's ``PYTHONPATH``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -30,30 +31,35 @@ def version(python: str, distribution: str, env: dict[str, str] | None = None) -
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
+def missing(what: str) -> None:
+    """A package this test needs is not installed: a failure where the matrix installs it, else a skip."""
+    if REQUIRED:
+        pytest.fail(f"{what} is not installed in this environment")
+    pytest.skip(f"{what} is not installed")
+
+
+def reference(venv: str = "py313") -> str:
+    """The native interpreter of the comparisons: the matrix's ``venv`` environment, or any 3.11+."""
+    python = ROOT / ".venvs" / venv / "bin" / "python"
+    found = str(python) if python.exists() else native_python()
+    if found is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    return found
+
+
 def reference_with(distribution: str) -> tuple[str, dict[str, str]]:
     """The reference interpreter and the environment in which it imports this interpreter's version."""
     here = version(sys.executable, distribution)
     if here is None:
-        if REQUIRED:
-            pytest.fail(f"{distribution} is not installed in this environment")
-        pytest.skip(f"{distribution} is not installed")
-    venv = ROOT / ".venvs" / "py313" / "bin" / "python"
-    reference = str(venv) if venv.exists() else native_python()
-    if reference is None:
-        pytest.skip("no CPython 3.11+ on this machine")
+        missing(distribution)
+    native = reference()
     env = child_env(False)
-    if version(reference, distribution) == here:
-        return reference, env
-    target = Path(tempfile.gettempdir()) / f"exceptstar-native-{distribution}-{here}"
-    if not target.exists():
-        proc = subprocess.run([reference, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
-                               "--target", str(target), f"{distribution}=={here}"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            pytest.fail(f"{distribution}=={here} for the native side: {proc.stderr[-2000:]}")
+    if version(native, distribution) == here:
+        return native, env
+    target = installed(native, [f"{distribution}=={here}"], deps=False)
     env = {**env, "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
-    assert version(reference, distribution, env) == here
-    return reference, env
-
+    assert version(native, distribution, env) == here
+    return native, env
 
 
 def pinned(distribution: str, pin: str, venv: str = "py313") -> tuple[str, dict[str, str]]:
@@ -65,23 +71,35 @@ def pinned(distribution: str, pin: str, venv: str = "py313") -> tuple[str, dict[
     run on 3.13), and put first on ``PYTHONPATH``.
     """
     if version(sys.executable, distribution) is None:
-        if REQUIRED:
-            pytest.fail(f"{distribution} is not installed in this environment")
-        pytest.skip(f"{distribution} is not installed (nor, then, its dependencies)")
-    python = ROOT / ".venvs" / venv / "bin" / "python"
-    reference = str(python) if python.exists() else native_python()
-    if reference is None:
-        pytest.skip("no CPython 3.11+ on this machine")
-    target = Path(tempfile.gettempdir()) / f"exceptstar-native-{distribution}-{pin}"
-    if not target.exists():
-        proc = subprocess.run([reference, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
-                               "--target", str(target), f"{distribution}=={pin}"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            shutil.rmtree(target, ignore_errors=True)
-            pytest.fail(f"{distribution}=={pin}: {proc.stderr[-2000:]}")
+        missing(f"{distribution} (and so its dependencies)")
+    native = reference(venv)
+    target = installed(native, [f"{distribution}=={pin}"], deps=False)
     env = {**child_env(False), "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
-    assert version(sys.executable, distribution, env) == pin == version(reference, distribution, env)
-    return reference, env
+    assert version(sys.executable, distribution, env) == pin == version(native, distribution, env)
+    return native, env
+
+
+def installed(python: str, requirements: list[str], deps: bool) -> Path:
+    """A folder of ``requirements`` for ``python`` (with their dependencies if ``deps``), made once per machine.
+
+    Made under another name and renamed when complete, so that a test run stopped halfway, or
+    another interpreter's run making the same folder at the same time, leaves no half of it.
+    """
+    key = hashlib.sha1(repr((python, requirements, deps)).encode()).hexdigest()[:12]
+    target = Path(tempfile.gettempdir()) / f"exceptstar-native-{key}"
+    if not target.exists():
+        partial = target.with_name(f"{target.name}.{os.getpid()}")
+        proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               *([] if deps else ["--no-deps"]), "--target", str(partial), *requirements],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            shutil.rmtree(partial, ignore_errors=True)
+            pytest.fail(f"{requirements} for {python}: {proc.stderr[-2000:]}")
+        try:
+            partial.rename(target)
+        except OSError:  # made meanwhile by another run
+            shutil.rmtree(partial, ignore_errors=True)
+    return target
 
 
 # The program every rendering test shows: a nested group whose members have their own tracebacks
