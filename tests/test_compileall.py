@@ -8,6 +8,7 @@ an import from a read-only tree then uses without transforming anything.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -40,10 +41,19 @@ if sys.version_info >= (3, 9):  # compileall's -s, -p, -o and --hardlink-dupes a
 PURE = sys.version_info < (3, 11)
 
 
+# The modification time every source file gets.  A timestamp .pyc holds its
+# source's mtime (in whole seconds), so two trees written one after the other
+# compile to the same bytes only when their files share it: left to the clock,
+# a second boundary between writing "mine" and "native" (likelier under load)
+# made the byte comparison fail.
+SOURCE_MTIME = 1_700_000_000
+
+
 def tree(root: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
+        os.utime(root / name, (SOURCE_MTIME, SOURCE_MTIME))
     return root
 
 
