@@ -136,7 +136,10 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
         find_runtime = ast.parse(_FIND_RUNTIME).body
         # Where the module's own code starts, not the template's lines 1-8:
         # those are the user's, whose lines a tracer (coverage) must not see run.
-        _position_all(find_runtime, _keyword_position(body[first] if first < len(body) else body[-1]))
+        # On 3.10 no line at all: its `except` path would report the first
+        # statement's line a second time (pdb's `step` stopped there twice).
+        _position_all(find_runtime, _NO_LINE if sys.version_info[:2] == (3, 10) else
+                      _keyword_position(body[first] if first < len(body) else body[-1]))
         body[first:first] = find_runtime
     return True
 
@@ -349,15 +352,25 @@ class _StarTry:
         # handled exception the engine sets there would not outlive it.  The
         # usual way falls through the test (3.10 runs signal handlers on taken
         # jumps), hence the re-raise written twice.
+        recovered: Dict[str, int] = self.at
         if sys.version_info[:2] == (3, 10):
             # No line event: a tracer (coverage's branches) sees a handler's last
             # line followed by wherever the statement goes next, as natively.
             # 3.10's compiler writes "no line" for a negative line; before
             # PEP 626 the line table has no way to say it.
             self.at = _NO_LINE
+            # But the compiler gives an implicit `return` with no line (the
+            # statement last in a module or function) the line of the code laid
+            # out last before it that has one: without one here, the last
+            # clause's body, reported run although it never ran.  The recovery
+            # from an interrupt, laid out just before and run only after one,
+            # takes the last clause's line, which is 3.11's for that return.
+            recovered = _keyword_position(self.node.handlers[-1])
         usual = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
+        recover = ast.Assign([self._name(self.part, True)], self._name(self.star), **recovered)
+        _position_all([recover], recovered)
         return [
-            self._guard([outcome()], 0, [new(ast.Assign, [self._name(self.part, True)], self._name(self.star))]),
+            self._guard([outcome()], 0, [recover]),
             new(ast.If, usual, reraise(), [outcome(), *reraise()]),
         ]
 
