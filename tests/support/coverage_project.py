@@ -118,6 +118,26 @@ def partial(x):
         while x > 5:
             x -= 1
     return x
+
+
+def last(x):
+    # Last in its function, and its last clause never runs.
+    try:
+        if x:
+            raise ExceptionGroup("l", [OSError(x)])
+    except* OSError:
+        handled = True
+    except* KeyError:
+        handled = False
+
+
+# Last in the module, and its last clause never runs.
+try:
+    raise ExceptionGroup("end", [OSError(1)])
+except* OSError:
+    ENDED = True
+except* KeyError:
+    ENDED = False
 '''
 
 # The calls the main script and the test file make, in the same order: the
@@ -129,6 +149,7 @@ CALLS = '''\
     assert (worker.work(1), worker.work(0)) == (("w", 1), None)
     assert asyncio.run(jobs.fetch(1)) == "lookup"
     assert jobs.partial(2) == 2
+    assert jobs.last(1) is None
 '''
 
 MAIN = '''\
