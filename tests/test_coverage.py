@@ -140,3 +140,37 @@ def test_sysmon_core(folder: Path, runs: Callable[[str, bool], Results]) -> None
     ours = project.measure(sys.executable, folder, "sysmon", "plugged.rc", project.here_env(COVERAGE_CORE="sysmon"),
                            False)
     assert project.comparable(ours) == project.comparable(runs("native", False))
+
+
+PACKAGE_INIT = """\
+try:
+    raise ExceptionGroup("init", [OSError(1)])
+except* OSError:
+    READY = True
+"""
+PACKAGE_MAIN = """\
+import pkg
+
+try:
+    raise ExceptionGroup("main", [KeyError(1)])
+except* KeyError:
+    print("done", pkg.READY)
+except* OSError:
+    print("never")
+"""
+
+
+def test_run_dash_m_of_a_module_whose_package_uses_except_star(folder: Path) -> None:
+    """``coverage run -m pkg.mod``: runpy imports ``pkg`` (which uses except*) after the plugin has loaded."""
+    place = folder.parent / "dash-m"
+    (place / "pkg").mkdir(parents=True)
+    (place / "pkg" / "__init__.py").write_text(PACKAGE_INIT)
+    (place / "pkg" / "mod.py").write_text(PACKAGE_MAIN)
+    for name, text in (("plain.rc", project.PLAIN), ("plugged.rc", project.PLUGGED)):
+        (place / name).write_text(text)
+    exe = native_python()
+    assert exe is not None
+    native = project.measure(exe, place, "native", "plain.rc", project.native_env(place), True, ("-m", "pkg.mod"))
+    ours = project.measure(sys.executable, place, "ours", "plugged.rc", project.here_env(), True, ("-m", "pkg.mod"))
+    assert project.comparable(ours) == project.comparable(native)
+    assert native["json"]["files"]["pkg/mod.py"]["missing_lines"] == [8]
