@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from support.processes import run_python
 
 PURE = sys.version_info >= (3, 11)
@@ -227,3 +229,35 @@ def test_cached_code_names_the_tree_where_it_now_is(tmp_path: Path) -> None:
     before.rename(after)
     proc = _run(after, program)
     assert proc.stdout.split() == [str(after / "star.py"), str(after / "plain.py")], proc.stderr
+
+
+BAD_MODULE = "try:\n    pass\nexcept*:\n    pass\n"
+
+
+def test_a_syntax_error_at_import_is_shown_as_natively(tmp_path: Path) -> None:
+    """An import statement's SyntaxError shows the statement alone, as CPython shows its own; an
+    ``importlib.import_module`` shows importlib's frames; neither ever shows one of ours."""
+    from support.interpreters import native_python
+
+    native = native_python()
+    if native is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    (tmp_path / "bad.py").write_text(BAD_MODULE)
+    (tmp_path / "by_statement.py").write_text("import exceptstar\nexceptstar.install()\nimport bad\n")
+    (tmp_path / "by_importlib.py").write_text("import exceptstar\nexceptstar.install()\n"
+                                              "import importlib\nimportlib.import_module('bad')\n")
+
+    def stderr(python: str, script: str, env: dict[str, str]) -> str:
+        proc = subprocess.run([python, script], cwd=tmp_path, capture_output=True, text=True, env=env)
+        assert proc.returncode == 1
+        # 3.11+ underlines the calls; 3.8 names the script as given.
+        return re.sub(r"(?m)^ *[~^]+\n", "", proc.stderr).replace(f"{tmp_path}/", "")
+
+    from support.processes import child_env
+
+    ours = stderr(sys.executable, "by_statement.py", child_env(PURE))
+    assert ours == stderr(native, "by_statement.py", child_env(False))
+    assert ours.count('  File "') == 2  # the import statement, then the SyntaxError's place
+    by_importlib = stderr(sys.executable, "by_importlib.py", child_env(PURE))
+    assert "exceptstar" not in by_importlib
+    assert by_importlib.endswith("SyntaxError: expected one or more exception types\n")

@@ -10,7 +10,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from types import TracebackType
+    from types import CodeType, TracebackType
     from typing import Optional
 
 # Every wing's modules too: the package's folder and those below it.
@@ -36,6 +36,22 @@ def without_own(tb: "Optional[TracebackType]") -> "Optional[TracebackType]":
             entry.tb_next = after
         entry = after
     return tb
+
+
+def raised_by_importlib(error: BaseException) -> "CodeType":
+    """Code that raises ``error`` dressed as importlib's ``_call_with_frames_removed``.
+
+    When an import fails, CPython takes out of the traceback every importlib
+    frame down to the last ``_call_with_frames_removed``, the function through
+    which importlib compiles and runs a module: a SyntaxError there shows the
+    import statement alone.  A loader of ours that returns this code to
+    importlib's ``exec_module``, which runs it through that function, has its
+    SyntaxError shown so, with no frame of ours in it.
+    """
+    code = compile("raise ...", "<frozen importlib._bootstrap>", "exec")
+    # The exception is a constant, not a name: the code runs in the module's namespace.
+    consts = tuple(error if const is ... else const for const in code.co_consts)
+    return code.replace(co_consts=consts, co_name="_call_with_frames_removed")
 
 
 def strip(exc: BaseException) -> BaseException:

@@ -9,9 +9,9 @@ for the spec, so finders placed earlier (pytest's assertion rewriter, editable
 installs) keep precedence; it only swaps the loader of plain source files.
 
 The loader keeps the transformed bytecode beside the normal ``.pyc``, under a
-tag of its own (``mod.cpython-310.exceptstar-0.2.0.pyc``): a timestamp pyc
-keyed on the source's mtime and size, the version being in the name, written
-atomically by the normal machinery and ignored on any error.  A module
+tag with exceptstar's version (``mod.cpython-310.exceptstar-0.3.0.pyc``): a
+timestamp pyc keyed on the source's mtime and size, written atomically by the
+normal machinery and ignored on any error.  A module
 without ``except*`` goes the normal way and gets the normal ``.pyc``: on
 3.8-3.10 a valid normal ``.pyc`` proves the source has no ``except*`` (the
 interpreter could not have compiled it), so that check costs one failed open.
@@ -30,7 +30,7 @@ from importlib import _bootstrap_external
 from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source
 from importlib.machinery import PathFinder, SourceFileLoader
 
-from exceptstar import _watch
+from exceptstar import _frames, _watch
 from exceptstar._classes import PURE
 from exceptstar._compiler import transform
 from exceptstar._version import __version__
@@ -101,6 +101,9 @@ def _hash_pyc_valid(data: bytes, source_path: str) -> bool:
     return bool(_imp.source_hash(_bootstrap_external._RAW_MAGIC_NUMBER, source) == data[8:16])  # type: ignore[attr-defined]
 
 
+_EXEC_MODULE = _bootstrap_external._LoaderBasics.exec_module.__code__  # type: ignore[attr-defined]
+
+
 class ExceptStarLoader(SourceFileLoader):
     """A source loader that transforms ``except*`` and caches the result under its own tag."""
 
@@ -129,6 +132,8 @@ class ExceptStarLoader(SourceFileLoader):
         try:
             code, transformed = transform.compile_source(source, source_path, "exec", module=True)
         except SyntaxError as error:
+            if sys._getframe(1).f_code is _EXEC_MODULE:  # as importlib shows its own: see _frames
+                return _frames.raised_by_importlib(error.with_traceback(None))
             raise error.with_traceback(None) from None
         if paths is not None:
             if transformed:
@@ -140,9 +145,8 @@ class ExceptStarLoader(SourceFileLoader):
 
 
 def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType":
-    """The code of ``run``'s main script: ``exceptstar.compile(source, filename, "exec",
-    dont_inherit=True)``, kept in the hook's cache (same file, tag and key) when it
-    was transformed.
+    """The code of ``run``'s main script, ``exceptstar.compile(source, filename, "exec",
+    dont_inherit=True)``, kept in the hook's cache (same file, tag and key) if transformed.
 
     ``python`` compiles its main script on every run, which is cheap; the
     transformation is not.  The cache is used only for a ``.py`` file that
@@ -189,17 +193,14 @@ def _main_cache(source: bytes, path: str) -> "Optional[Tuple[str, bytes, os.stat
     except OSError:
         return None
     paths = cache_paths(path)
-    if paths is None:
-        return None
-    return paths[1], _pyc_header(stat.st_mtime, stat.st_size), stat
+    return None if paths is None else (paths[1], _pyc_header(stat.st_mtime, stat.st_size), stat)
 
 
 def _name_cache(fullname: str, path: str) -> None:
     """Make ``__cached__`` name the transformed bytecode, which is what the module runs.
 
-    The module being loaded is already in ``sys.modules`` while its loader's
-    ``get_code`` runs (a plain ``get_code`` call has nothing to update).
-    """
+    The module being loaded is already in ``sys.modules`` while its loader's ``get_code``
+    runs (a plain ``get_code`` call has nothing to update)."""
     module = sys.modules.get(fullname)
     spec = getattr(module, "__spec__", None)
     if spec is not None and isinstance(spec.loader, ExceptStarLoader):
