@@ -367,7 +367,7 @@ class _StarTry:
             # takes the last clause's line, which is 3.11's for that return.
             recovered = _keyword_position(self.node.handlers[-1])
         usual = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
-        recover = ast.Assign([self._name(self.part, True)], self._name(self.star), **recovered)
+        recover = ast.Assign([self._name(self.part, True)], self._name(self.star))
         _position_all([recover], recovered)
         return [
             self._guard([outcome()], 0, [recover]),
