@@ -8,6 +8,7 @@ snippet leaves its observation in ``result``; an exception is an observation too
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
 from typing import Any
@@ -193,6 +194,25 @@ SNIPPETS = {
                 seen.append(type(excs).__name__); return EG(self.message, excs)
         EG('m', [ValueError(1), TypeError(2)]).split(ValueError); result = seen""",
     "generic_alias": "result = repr(ExceptionGroup[ValueError]) if sys.version_info >= (3, 9) else 'n/a'",
+    # Not a class, as 3.11 made every types.GenericAlias (3.9/3.10's pass __class__ to the origin).
+    "generic_alias_is_no_class": """
+        if sys.version_info >= (3, 9):
+            import copy, types, typing
+            alias = BaseExceptionGroup[KeyError]
+            out = [isinstance(alias, type), isinstance(alias, types.GenericAlias), alias.__class__.__name__,
+                   typing.get_origin(alias) is BaseExceptionGroup, typing.get_args(alias),
+                   alias == BaseExceptionGroup[KeyError], hash(alias) == hash(BaseExceptionGroup[KeyError])]
+            for clone in (copy.copy(alias), copy.deepcopy(alias)):
+                out.append((type(clone).__name__, clone == alias))
+            instance = alias('m', [KeyError(1)])
+            out.append(repr(instance.__orig_class__))
+            try:
+                isinstance(instance, alias)
+            except TypeError as error:
+                out.append(str(error))
+            result = out
+        else:
+            result = 'n/a'""",
     "copy_deepcopy_pickle": """
         import copy, pickle
         eg = ExceptionGroup('m', [ValueError(1), ExceptionGroup('n', [TypeError(2)])]); eg.__notes__ = ['note']
@@ -270,6 +290,7 @@ def native_results() -> dict[str, str]:
 # What the pure classes cannot do before the interpreter has the feature.
 EXPECTED_DIFFERENCES = {
     "generic_alias": (3, 9),
+    "generic_alias_is_no_class": (3, 9),
 }
 
 
@@ -357,3 +378,19 @@ def test_public_add_note_on_every_version() -> None:
         exceptstar.add_note(e, b"x")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="doesn't apply to a 'int' object"):
         exceptstar.add_note(1, "x")  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 9) or sys.version_info >= (3, 11), reason="3.9/3.10's own alias class")
+def test_a_pickled_alias_is_native_3_11s() -> None:
+    """``ExceptionGroup[KeyError]`` pickles as ``types.GenericAlias`` of the built-in name, as 3.11's does."""
+    import pickle
+
+    data = pickle.dumps(_groups.ExceptionGroup[KeyError])
+    assert type(pickle.loads(data)) is type(list[int])
+    exe = native_python()
+    if exe is None:
+        pytest.skip("no CPython 3.11+ on this machine")
+    code = "import pickle, sys, types; alias = pickle.loads(sys.stdin.buffer.read()); " \
+           "print(repr(alias), type(alias) is types.GenericAlias, alias == ExceptionGroup[KeyError])"
+    proc = subprocess.run([exe, "-c", code], input=data, capture_output=True)
+    assert proc.stdout.decode() == "ExceptionGroup[KeyError] True True\n", proc.stderr

@@ -54,8 +54,26 @@ def _class_getitem(cls: type, item: object) -> object:
     return cls
 
 
-if sys.version_info >= (3, 9):
+if sys.version_info >= (3, 11):
     _class_getitem = type(list[int])  # types.GenericAlias, without importing types
+elif sys.version_info >= (3, 9):
+    _GenericAlias: "Any" = type(list[int])
+
+    class _GroupAlias(type(list[int])):  # type: ignore[misc]
+        """``ExceptionGroup[T]`` as 3.11 makes it: a ``types.GenericAlias`` that is not a class.
+
+        3.9/3.10's own passes ``__class__`` on to its origin, so that
+        ``isinstance(alias, type)`` holds, and code that tells classes from
+        aliases that way (pytest's ``RaisesExc``) takes it for the class.
+        """
+
+        def __getattribute__(self, name: str) -> "Any":
+            return _GenericAlias if name == "__class__" else super().__getattribute__(name)
+
+        def __reduce__(self) -> "Any":
+            return _GenericAlias, (self.__origin__, self.__args__)
+
+    _class_getitem = _GroupAlias
 
 
 _base_init = BaseException.__init__
