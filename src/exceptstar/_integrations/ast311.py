@@ -13,13 +13,21 @@ each starred ``try``, so that the tool's own code treats it as it treats
 ``ast.parse`` the reader: the standard library's ``inspect`` (an
 ``ON_INSTALL`` row: from 3.9 ``getsource`` of a class parses its whole
 module), Sphinx's readers (``sphinx``).
+
+``parse_at(...)`` is 3.11's ``ast.parse`` to the letter, for a type checker
+that parses with a ``feature_version`` (mypy): ``except*`` is read at any
+version, everything else at the version asked for, and only the parser's own
+errors are raised (the compiler's, such as ``break`` in an ``except*`` block,
+are the checker's to report, as at 3.11).
 """
+
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
     from types import ModuleType
-    from typing import Any, Optional
+    from typing import Any, List, Optional
 
 _made: "Optional[ModuleType]" = None
 
@@ -64,6 +72,57 @@ def reader() -> "ModuleType":
     made.TryStar = TryStar  # type: ignore[attr-defined]
     _made = made
     return made
+
+
+def parse_at(native_parse: "Any", source: "Any", filename: "Any" = "<unknown>", mode: str = "exec", *,
+             type_comments: bool = False, feature_version: "Any" = None) -> "ast.AST":
+    """``native_parse`` (the real ``ast.parse``), but ``except*`` parses at every
+    ``feature_version`` and on every interpreter, giving ``TryStar`` nodes."""
+    import ast
+
+    from exceptstar._compiler.source import has_except_star
+
+    version = feature_version[1] if isinstance(feature_version, tuple) else feature_version
+    native_star = sys.version_info >= (3, 11) and (version is None or version < 0 or version >= 11)
+    if mode != "exec" or native_star or not isinstance(source, (str, bytes)) or not has_except_star(source):
+        return native_parse(source, filename, mode, type_comments=type_comments,  # type: ignore[no-any-return]
+                            feature_version=feature_version)
+    from exceptstar._compiler.source import Scan, mark, quick_scan, source_text
+    from exceptstar._compiler.syntax import FLOW, before, find_problems
+
+    text = source_text(source, filename)
+
+    def native(rewritten: str) -> "ast.AST":
+        return native_parse(rewritten, filename, mode,  # type: ignore[no-any-return]
+                            type_comments=type_comments, feature_version=feature_version)
+
+    quick = quick_scan(text)
+    tree = None
+    errors: List[Any] = []
+    if quick is not None:
+        rewritten, stars = quick
+        try:
+            tree = native(rewritten)
+        except SyntaxError:
+            pass
+        if tree is not None and mark(tree, stars) != len(stars):
+            tree = None  # an except* look-alike in a string, or `except*:`: the tokenizer tells
+    if tree is None:
+        scan = Scan(text)
+        stars, errors = scan.stars, list(scan.errors)
+        try:
+            tree = native(scan.rewritten)
+        except SyntaxError as error:
+            if errors and before(errors[0], error):
+                raise errors[0].exception(filename) from None
+            scan.restore_text(error)
+            raise
+        mark(tree, stars)
+    parsing = [problem for problem in find_problems(tree, stars, text, errors) if problem.msg != FLOW]
+    if parsing:
+        raise parsing[0].exception(filename)
+    _star_nodes(tree, getattr(ast, "TryStar", None) or reader().TryStar)
+    return tree
 
 
 def _star_nodes(tree: "ast.AST", try_star: "Any") -> None:
