@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from tests.support.interpreters import find_interpreters  # noqa: E402
 
 VENVS = ROOT / ".venvs"
-PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk"]
+PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk", "mypy"]
 SIDES = ("exceptstar", "peer")
 Version = Tuple[int, int]
 
@@ -106,6 +106,8 @@ ROWS = [
           "alone")
       for package, what in (("structlog", "structlog log call"), ("loguru", "loguru log call"),
                             ("rich", "logging call through rich's RichHandler"))),
+    Row("mypy_cold", "case_mypy.py", "12. mypy, empty cache, of case 8's package (the plugin)", "mypy"),
+    Row("mypy_warm", "case_mypy.py", "12. mypy again, from its cache", "mypy"),
 ]
 SCRIPTS = list(dict.fromkeys(row.script for row in ROWS))
 
@@ -126,6 +128,7 @@ def peer_label(kind: str, version: Version, backport: str) -> str:
         "walk": "hand-written recursive walk (leaves only, no tracebacks)",
         "unwrap": "except BaseExceptionGroup + unwrap by hand (Starlette's recipe)",
         "alone": "the same without exceptstar",
+        "mypy": "plain mypy, the plain twin",
     }
     return labels[kind]
 
