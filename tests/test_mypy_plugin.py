@@ -181,3 +181,34 @@ def test_dmypy(tmp_path: Path, native_diagnostics: tuple[str, ...]) -> None:
         assert diagnostics(again.stdout, (3, 10)) == list(native_diagnostics), again.stdout + again.stderr
     finally:
         mypy_here(folder, "stop", command="dmypy")
+
+
+PRE_COMMIT = """\
+repos:
+  - repo: local
+    hooks:
+      - id: mypy
+        name: mypy
+        entry: mypy
+        language: python
+        types_or: [python, pyi]
+        require_serial: true
+        args: ["--python-version", "{target}"]
+        additional_dependencies: ["mypy=={release}", "exceptstar @ {source}"]
+"""
+
+
+@pytest.mark.skipif(HERE != (3, 10), reason="one interpreter is enough for pre-commit (mypy 2.4 on 3.10)")
+def test_pre_commit_hook(tmp_path: Path, native_diagnostics: tuple[str, ...]) -> None:
+    # exceptstar in the hook's own environment (additional_dependencies), as users add it.
+    folder = project(tmp_path / "repo", plugin=True)
+    (folder / ".pre-commit-config.yaml").write_text(
+        PRE_COMMIT.format(target=TARGETS[0], release=RELEASE, source=SRC.parent.as_uri()))
+    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=folder, check=True)
+    tool = installed(sys.executable, ["pre-commit"], deps=True)
+    env = {**child_env(False), "PYTHONPATH": str(tool), "PRE_COMMIT_HOME": str(tmp_path / "home")}
+    proc = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=folder, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert diagnostics(proc.stdout, (3, 10)) == list(native_diagnostics), proc.stdout
