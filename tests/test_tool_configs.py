@@ -18,6 +18,7 @@ import pytest
 from support.interpreters import find_interpreters
 from support.linters import tool
 from support.processes import child_env
+from support.ruff_rules import gated_at_311
 
 JOBS = '''\
 from typing import List
@@ -77,6 +78,59 @@ def test_ruff(project: Path) -> None:
     (project / "pyproject.toml").write_text(settings + "\n" + exceptstar("config", "ruff", "src", cwd=project))
     accepted = run([ruff, "check", "src"], project)
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+# A module for 3.8 that uses except*, with code that ruff's py311 advice would change.
+ADVISED = '''\
+import os
+from typing import List, Optional
+
+from exceptstar import ExceptionGroup
+
+
+def _fail(message: str):
+    raise ValueError(message)
+
+
+def pair(jobs: List[str], limits: List[int], name: Optional[str] = None) -> int:
+    try:
+        _fail(name or "jobs")
+    except* ValueError as group:
+        return len(list(zip(jobs, limits))) + len(group.exceptions)
+    return 0
+'''
+
+
+def test_ruff_advice_runs_on_the_target(project: Path) -> None:
+    ruff = tool("ruff")
+    (project / "src" / "app" / "jobs.py").write_text(ADVISED)
+    (project / "src" / "app" / "plain.py").write_text(ADVISED.replace("except*", "except"))
+    settings = ('[tool.ruff]\ntarget-version = "py38"\n\n[tool.ruff.lint]\n'
+                'select = ["E", "F", "B", "UP", "A", "ANN"]\n')
+    (project / "pyproject.toml").write_text(settings + "\n" + exceptstar("config", "ruff", "src", cwd=project))
+    checked = run([ruff, "check", "--output-format", "json", "src"], project)
+    found: dict[str, set[tuple[str, int, str]]] = {"jobs.py": set(), "plain.py": set()}
+    for item in json.loads(checked.stdout):
+        found[Path(item["filename"]).name].add((item["code"], item["location"]["row"], item["message"]))
+    # In jobs.py, what ruff says at py38 of the same code without except*, less
+    # the rules turned off there: no zip(strict=), `X | None`, `Never`, `list[str]`.
+    ignored = json.loads(next(line for line in (project / "pyproject.toml").read_text().splitlines()
+                              if line.startswith("'src/app/jobs.py' = [")).split(" = ", 1)[1])
+    assert ("F401", 1, "`os` imported but unused") in found["plain.py"]
+    assert found["jobs.py"] == {item for item in found["plain.py"] if not item[0].startswith(tuple(ignored))}
+
+
+def test_ruff_ignores_every_rule_that_advises_311_code(project: Path, tmp_path: Path) -> None:
+    ruff = tool("ruff")
+    config = exceptstar("config", "ruff", "src", cwd=project)
+    line = next(line for line in config.splitlines() if line.startswith("'src/app/jobs.py' = ["))
+    ignored = json.loads(line.split(" = ", 1)[1])
+    probes = tmp_path / "probes"
+    probes.mkdir()
+    gated = gated_at_311(ruff, probes)
+    assert {"B905", "UP006", "UP045"} <= set(gated), gated  # the derivation finds what is known
+    missed = {code: why for code, why in gated.items() if not code.startswith(tuple(ignored))}
+    assert not missed, missed
 
 
 def test_mypy(project: Path) -> None:
@@ -187,6 +241,97 @@ def test_config_finds_the_files_as_check_does(project: Path) -> None:
     (project / ".venv" / "vendored.py").write_text(JOBS)
     config = exceptstar("config", "pyright", cwd=project)
     assert json.loads(config[config.index("{"):]) == {"ignore": ["src/app/jobs.py"]}
+
+
+# `except*` that is no clause: the tokens hold none, so the tools parse these files at any target.
+NOT_CLAUSES = {
+    "comment.py": "# retried with except* ValueError\nx = 1\n",
+    "docstring.py": 'def f() -> None:\n    """Handles the group.\n\n    except* ValueError:\n    """\n',
+    "strings.py": "a = 'except*'\nb = f\"{a} except *X\"\nc = b'except\\\n*'\n",
+    "names.py": "exceptions = 2\nexcept_ = exceptions * 2\n",
+}
+# Folders that are not the project's own: what builds write, eggs, environments.
+NOT_PROJECT = ["build/lib/app/jobs.py", "dist/app/jobs.py", ".tox/py38/lib/jobs.py", ".nox/tests/jobs.py",
+               "app.egg-info/jobs.py", "eggs/app-1.0-py3.8.egg/app/jobs.py", "lib/site-packages/jobs.py",
+               "venv/jobs.py", "env38/jobs.py", "oldenv/jobs.py", ".eggs/jobs.py", "_build/jobs.py"]
+
+
+def test_config_lists_the_clauses_only(project: Path) -> None:
+    app = project / "src" / "app"
+    for name, text in NOT_CLAUSES.items():
+        (app / name).write_text(text)
+    for path in NOT_PROJECT:
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(JOBS)
+    (project / "env38" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (project / "oldenv" / "bin").mkdir()
+    (project / "oldenv" / "bin" / "activate").write_text("")
+    # A package of the project that is named as build output is the project's.
+    (project / "src" / "build").mkdir()
+    (project / "src" / "build" / "__init__.py").write_text("")
+    (project / "src" / "build" / "steps.py").write_text(JOBS)
+    # A clause that is one even when spelled apart, and one the parser rejects (check's to report).
+    (app / "spaced.py").write_text(JOBS.replace("except* ValueError", "except \\\n    *ValueError"))
+    (app / "invalid.py").write_text(JOBS.replace("except* ValueError as group", "except*"))
+    config = exceptstar("config", "pyright", cwd=project)
+    assert json.loads(config[config.index("{"):]) == {"ignore": [
+        "src/app/invalid.py", "src/app/jobs.py", "src/app/spaced.py", "src/build/steps.py"]}
+    # check walks the same files.
+    proc = run([sys.executable, "-m", "exceptstar", "check", "."], project)
+    assert proc.stdout == "./src/app/invalid.py:10: expected one or more exception types\n", proc.stdout
+
+
+# A package whose modules mention except* in words (its docstring, a comment,
+# a message) beside the one that uses it, and a planted error outside it.
+PACKAGE = {
+    "__init__.py": '"""Retries, with except* handlers inside."""\n',
+    "retry.py": JOBS,
+    "notes.py": '# retry.py handles them with except* ValueError\nHELP = "see except* in retry"\n'
+                'oops: int = "not an int"\n',
+}
+
+
+def mypy_project(project: Path) -> tuple[str, list[str]]:
+    package = project / "src" / "gatherkit"
+    package.mkdir()
+    for name, text in PACKAGE.items():
+        (package / name).write_text(text)
+    (project / "src" / "app").rename(project / "app")  # src: the one package
+    target = "3.8" if sys.version_info < (3, 9) else "3.10"
+    settings = f'python_version = "{target}"\nstrict = true\nmypy_path = "src"\nfiles = ["src"]\n'
+    config = exceptstar("config", "mypy", "src", cwd=project)
+    (project / "pyproject.toml").write_text(config.replace("[tool.mypy]\n", "[tool.mypy]\n" + settings))
+    return config, [tool("mypy"), "--python-executable", sys.executable]
+
+
+def test_mypy_checks_the_rest_of_the_package(project: Path) -> None:
+    config, command = mypy_project(project)
+    checked = run(command, project)
+    # Not "There are no .py[i] files in directory 'src'" (exit 2): the other
+    # modules are checked, and the planted error is found.
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert 'src/gatherkit/notes.py:3: error: Incompatible types in assignment' in checked.stdout, checked.stdout
+    assert "Found 1 error in 1 file (checked 2 source files)" in checked.stdout, checked.stdout
+    assert "gatherkit/retry" in config and "notes" not in config and "__init__" not in config, config
+
+
+def test_mypy_folder_left_empty_is_named(project: Path) -> None:
+    config, command = mypy_project(project)
+    # Every module of a folder uses except*: mypy given that folder finds nothing.
+    solo = project / "src" / "solo"
+    solo.mkdir()
+    (solo / "only.py").write_text(JOBS)
+    proc = subprocess.run([sys.executable, "-m", "exceptstar", "config", "mypy", "src"], cwd=project,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "^src/solo/only\\.py$" in proc.stdout, proc.stdout
+    assert proc.stderr == ("exceptstar config: every Python file under 'src/solo' uses except*: "
+                           "mypy given that folder has nothing left to check\n"), proc.stderr
+    (project / "pyproject.toml").write_text((project / "pyproject.toml").read_text().replace(
+        "exclude = [\n", "exclude = [\n    '^src/solo/only\\.py$',\n"))
+    assert run(command, project).returncode == 1  # src: checked, notes.py's error
+    emptied = run([*command, "src/solo"], project)
+    assert emptied.returncode == 2
+    assert "There are no .py[i] files in directory 'src/solo'" in emptied.stdout + emptied.stderr
 
 
 def test_config_without_star_files(tmp_path: Path) -> None:

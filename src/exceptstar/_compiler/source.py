@@ -43,6 +43,34 @@ def has_except_star(source: "Union[str, bytes]") -> bool:
     return False
 
 
+def uses_except_star(source: "Union[str, bytes]") -> bool:
+    """Exact test: do ``source``'s tokens hold an ``except*`` clause (not a comment or a string).
+
+    The keyword ``except`` followed by the ``*`` operator is a clause, valid or
+    not; nothing else is.  Only the tokenizer runs (no parse), and only on
+    source that ``has_except_star`` lets through.  Undecodable source holds none.
+    """
+    if not has_except_star(source):
+        return False
+    import tokenize
+
+    try:
+        text = source_text(source)
+    except SyntaxError:
+        return False
+    skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+    after_except = False
+    try:
+        for tok in tokenize.generate_tokens(iter(lines(text)).__next__):
+            if tok.type in skipped:
+                continue
+            if after_except and tok.string == "*":
+                return True
+            after_except = tok.type == tokenize.NAME and tok.string == "except"
+    except (tokenize.TokenError, SyntaxError):
+        pass  # a clause before the error was found; what follows cannot be read
+    return False
+
 
 
 def source_text(source: "Union[str, bytes]", filename: str = "<unknown>") -> str:
