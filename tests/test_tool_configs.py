@@ -316,7 +316,7 @@ def test_mypy_checks_the_rest_of_the_package(project: Path) -> None:
 
 
 def test_mypy_folder_left_empty_is_named(project: Path) -> None:
-    config, command = mypy_project(project)
+    _, command = mypy_project(project)
     # Every module of a folder uses except*: mypy given that folder finds nothing.
     solo = project / "src" / "solo"
     solo.mkdir()
