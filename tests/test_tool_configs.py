@@ -10,6 +10,7 @@ EXCEPTSTAR_REQUIRE_LINT says they must run.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -332,6 +333,19 @@ def test_mypy_folder_left_empty_is_named(project: Path) -> None:
     emptied = run([*command, "src/solo"], project)
     assert emptied.returncode == 2
     assert "There are no .py[i] files in directory 'src/solo'" in emptied.stdout + emptied.stderr
+
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+@pytest.mark.parametrize("name", ["ruff", "mypy", "pyright", "flake8", "black"])
+def test_readme_shows_what_config_prints(project: Path, name: str) -> None:
+    section = README[README.index(f"\n### {name}\n"):]
+    shown = re.search(r"```(?:toml|json|ini)\n(.*?)```", section, re.S)
+    assert shown, name
+    printed = exceptstar("config", name, "src", cwd=project).splitlines(keepends=True)
+    # Less the lines that say where the text goes.
+    assert "".join(line for line in printed if not line.startswith(("# ", "// "))) == shown.group(1)
 
 
 def test_config_without_star_files(tmp_path: Path) -> None:
