@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.interpreters import find_interpreters
+from support import cpython
+from support.interpreters import find_interpreters, native_python
 from support.linters import tool
 from support.processes import child_env
 from support.ruff_rules import gated_at_311
@@ -153,7 +154,8 @@ def test_mypy(project: Path) -> None:
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
 
 
-def test_pyright(project: Path) -> None:
+@pytest.mark.parametrize("name", ["pyright", "basedpyright"])
+def test_pyright(project: Path, name: str) -> None:
     pyright = tool("basedpyright")
     settings = {"pythonVersion": "3.8", "include": ["src"], "typeCheckingMode": "standard"}
     (project / "pyrightconfig.json").write_text(json.dumps(settings))
@@ -162,7 +164,7 @@ def test_pyright(project: Path) -> None:
     assert refused.returncode == 1
     assert "jobs.py" in refused.stdout, refused.stdout
 
-    config = exceptstar("config", "pyright", "src", cwd=project)
+    config = exceptstar("config", name, "src", cwd=project)
     settings.update(json.loads(config[config.index("{"):]))
     (project / "pyrightconfig.json").write_text(json.dumps(settings))
     accepted = run(command, project)
@@ -280,6 +282,40 @@ def test_config_lists_the_clauses_only(project: Path) -> None:
     # check walks the same files.
     proc = run([sys.executable, "-m", "exceptstar", "check", "."], project)
     assert proc.stdout == "./src/app/invalid.py:10: expected one or more exception types\n", proc.stdout
+
+
+NATIVE_CLAUSES = """\
+import ast, os, re, sys
+root = sys.argv[1]
+for folder, dirs, names in os.walk(root):
+    dirs[:] = sorted(d for d in dirs if d not in ("site-packages", "__pycache__"))
+    for name in sorted(names):
+        path = os.path.join(folder, name)
+        source = open(path, "rb").read() if name.endswith(".py") else b""
+        # Without these bytes no tokens can be `except` and `*`: only those files are parsed.
+        if re.search(rb"except[ \\t\\f\\r\\n\\\\]*[*]", source):
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError):
+                continue
+            if any(isinstance(node, ast.TryStar) for node in ast.walk(tree)):
+                print(path)
+"""
+
+
+def test_config_lists_the_files_native_parses_with_except_star(tmp_path: Path) -> None:
+    # The standard library of the reference 3.11+: its tests use except*, and
+    # mention it in comments, docstrings and strings.  config, on this
+    # interpreter, lists exactly the files whose native tree holds a TryStar.
+    tests = cpython.folder()
+    if tests is None:
+        pytest.skip("needs a CPython 3.11+ for reference")
+    native = run([str(native_python()), "-c", NATIVE_CLAUSES, str(tests.parent)], tmp_path)
+    assert native.returncode == 0, native.stderr
+    config = exceptstar("config", "pyright", str(tests.parent), cwd=tmp_path)
+    listed = json.loads(config[config.index("{"):])["ignore"]
+    assert sorted(listed) == sorted(native.stdout.splitlines())
+    assert len(listed) >= 5
 
 
 # A package whose modules mention except* in words (its docstring, a comment,
