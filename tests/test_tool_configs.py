@@ -336,7 +336,8 @@ def mypy_project(project: Path) -> tuple[str, list[str]]:
     (project / "src" / "app").rename(project / "app")  # src: the one package
     target = "3.8" if sys.version_info < (3, 9) else "3.10"
     settings = f'python_version = "{target}"\nstrict = true\nmypy_path = "src"\nfiles = ["src"]\n'
-    config = exceptstar("config", "mypy", "src", cwd=project)
+    # Named by its absolute path, the folder is shown as mypy matches it: relative to here.
+    config = exceptstar("config", "mypy", str(project / "src"), cwd=project)
     (project / "pyproject.toml").write_text(config.replace("[tool.mypy]\n", "[tool.mypy]\n" + settings))
     return config, [tool("mypy"), "--python-executable", sys.executable]
 

@@ -102,8 +102,17 @@ def star_files(paths: "List[str]") -> "List[str]":
                     continue
         except OSError:
             continue
-        found.append(os.path.normpath(path).replace(os.sep, "/"))
+        found.append(_shown(path))
     return found
+
+
+def _shown(path: str) -> str:
+    """``path`` as the tools match it: relative to the current folder when under it
+    (mypy's ``exclude`` sees no other form), '/'-separated."""
+    relative = os.path.relpath(path)
+    if os.path.isabs(path) and not relative.startswith(os.pardir):
+        path = relative
+    return os.path.normpath(path).replace(os.sep, "/")
 
 
 def _toml_list(items: "List[str]", indent: str = "    ") -> str:
@@ -169,16 +178,17 @@ def _mypy(files: "List[str]") -> str:
 
 
 def _emptied_folders(files: "List[str]") -> "List[str]":
-    """The folders holding ``files`` in which every Python file is one of them (from the deepest
-    up to the first that holds another)."""
+    """The folders under the current one holding ``files`` in which every Python file is
+    one of them (from the deepest up to the first that holds another)."""
     from exceptstar._commands.check import python_files
 
     listed = set(files)
     emptied: Set[str] = set()
     for path in files:
         folder = os.path.dirname(path)
-        while folder not in ("", ".", "/", *emptied) and all(
-                os.path.normpath(other).replace(os.sep, "/") in listed for other in python_files([folder])):
+        while (folder not in ("", ".", *emptied) and not os.path.isabs(folder)
+               and not folder.startswith(os.pardir)
+               and all(_shown(other) in listed for other in python_files([folder]))):
             emptied.add(folder)
             folder = os.path.dirname(folder)
     return sorted(emptied)
