@@ -10,14 +10,17 @@ EXCEPTSTAR_REQUIRE_LINT says they must run.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support.interpreters import find_interpreters
+from support import cpython
+from support.interpreters import find_interpreters, native_python
 from support.linters import tool
 from support.processes import child_env
+from support.ruff_rules import gated_at_311
 
 JOBS = '''\
 from typing import List
@@ -79,6 +82,62 @@ def test_ruff(project: Path) -> None:
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
 
 
+# A module for 3.8 that uses except*, with code that ruff's py311 advice would change.
+ADVISED = '''\
+import os
+from typing import List, Optional
+
+from exceptstar import ExceptionGroup
+
+
+def _fail(message: str):
+    raise ValueError(message)
+
+
+def pair(jobs: List[str], limits: List[int], name: Optional[str] = None) -> int:
+    try:
+        _fail(name or "jobs")
+    except* ValueError as group:
+        return len(list(zip(jobs, limits))) + len(group.exceptions)
+    return 0
+'''
+
+
+def test_ruff_advice_runs_on_the_target(project: Path) -> None:
+    ruff = tool("ruff")
+    (project / "src" / "app" / "jobs.py").write_text(ADVISED)
+    (project / "src" / "app" / "plain.py").write_text(ADVISED.replace("except*", "except"))
+    settings = ('[tool.ruff]\ntarget-version = "py38"\n\n[tool.ruff.lint]\n'
+                'select = ["E", "F", "B", "UP", "A", "ANN"]\n')
+    (project / "pyproject.toml").write_text(settings + "\n" + exceptstar("config", "ruff", "src", cwd=project))
+    checked = run([ruff, "check", "--output-format", "json", "src"], project)
+    found: dict[str, set[tuple[str, int, str]]] = {"jobs.py": set(), "plain.py": set()}
+    for item in json.loads(checked.stdout):
+        found[Path(item["filename"]).name].add((item["code"], item["location"]["row"], item["message"]))
+    # In jobs.py, what ruff says at py38 of the same code without except*, less
+    # the rules turned off there: no zip(strict=), `X | None`, `Never`, `list[str]`.
+    ignored = json.loads(next(line for line in (project / "pyproject.toml").read_text().splitlines()
+                              if line.startswith("'src/app/jobs.py' = [")).split(" = ", 1)[1])
+    assert ("F401", 1, "`os` imported but unused") in found["plain.py"]
+    assert found["jobs.py"] == {item for item in found["plain.py"] if not item[0].startswith(tuple(ignored))}
+
+
+def test_ruff_ignores_every_rule_that_advises_311_code(project: Path, tmp_path: Path) -> None:
+    ruff = tool("ruff")
+    config = exceptstar("config", "ruff", "src", cwd=project)
+    line = next(line for line in config.splitlines() if line.startswith("'src/app/jobs.py' = ["))
+    ignored = json.loads(line.split(" = ", 1)[1])
+    probes = tmp_path / "probes"
+    probes.mkdir()
+    gated = gated_at_311(ruff, probes)
+    assert {"B905", "UP006", "UP045"} <= set(gated), gated  # the derivation finds what is known
+    missed = {code: why for code, why in gated.items() if not code.startswith(tuple(ignored))}
+    assert not missed, missed
+    # And each rule turned off by its code is one that ruff shows advising differently
+    # (pyupgrade's are all off: upgrading to the target is what they do).
+    assert set(ignored) - {"UP"} <= set(gated), set(ignored) - set(gated)
+
+
 def test_mypy(project: Path) -> None:
     mypy = tool("mypy")
     # The oldest target this mypy accepts: 3.8 under the 3.8 interpreter's mypy, else 3.10.
@@ -96,9 +155,11 @@ def test_mypy(project: Path) -> None:
     (project / "pyproject.toml").write_text(config.replace("[tool.mypy]\n", "[tool.mypy]\n" + settings))
     accepted = run([mypy, "--python-executable", sys.executable], project)
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "no issues found in 3 source files" in accepted.stdout, accepted.stdout
 
 
-def test_pyright(project: Path) -> None:
+@pytest.mark.parametrize("name", ["pyright", "basedpyright"])
+def test_pyright(project: Path, name: str) -> None:
     pyright = tool("basedpyright")
     settings = {"pythonVersion": "3.8", "include": ["src"], "typeCheckingMode": "standard"}
     (project / "pyrightconfig.json").write_text(json.dumps(settings))
@@ -107,7 +168,7 @@ def test_pyright(project: Path) -> None:
     assert refused.returncode == 1
     assert "jobs.py" in refused.stdout, refused.stdout
 
-    config = exceptstar("config", "pyright", "src", cwd=project)
+    config = exceptstar("config", name, "src", cwd=project)
     settings.update(json.loads(config[config.index("{"):]))
     (project / "pyrightconfig.json").write_text(json.dumps(settings))
     accepted = run(command, project)
@@ -187,6 +248,124 @@ def test_config_finds_the_files_as_check_does(project: Path) -> None:
     (project / ".venv" / "vendored.py").write_text(JOBS)
     config = exceptstar("config", "pyright", cwd=project)
     assert json.loads(config[config.index("{"):]) == {"ignore": ["src/app/jobs.py"]}
+
+
+# `except*` that is no clause: the tokens hold none, so the tools parse these files at any target.
+NOT_CLAUSES = {
+    "comment.py": "# retried with except* ValueError\nx = 1\n",
+    "docstring.py": 'def f() -> None:\n    """Handles the group.\n\n    except* ValueError:\n    """\n',
+    "strings.py": "a = 'except*'\nb = f\"{a} except *X\"\nc = b'except\\\n*'\n",
+    "names.py": "exceptions = 2\nexcept_ = exceptions * 2\n",
+}
+# Folders that are not the project's own: what builds write, eggs, environments.
+NOT_PROJECT = ["build/lib/app/jobs.py", "dist/app/jobs.py", ".tox/py38/lib/jobs.py", ".nox/tests/jobs.py",
+               "app.egg-info/jobs.py", "eggs/app-1.0-py3.8.egg/app/jobs.py", "lib/site-packages/jobs.py",
+               "venv/jobs.py", "env38/jobs.py", "oldenv/jobs.py", ".eggs/jobs.py", "_build/jobs.py"]
+
+
+def test_config_lists_the_clauses_only(project: Path) -> None:
+    app = project / "src" / "app"
+    for name, text in NOT_CLAUSES.items():
+        (app / name).write_text(text)
+    for path in NOT_PROJECT:
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(JOBS)
+    (project / "env38" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (project / "oldenv" / "bin").mkdir()
+    (project / "oldenv" / "bin" / "activate").write_text("")
+    # A package of the project that is named as build output is the project's.
+    (project / "src" / "build").mkdir()
+    (project / "src" / "build" / "__init__.py").write_text("")
+    (project / "src" / "build" / "steps.py").write_text(JOBS)
+    # A clause that is one even when spelled apart, and one the parser rejects (check's to report).
+    (app / "spaced.py").write_text(JOBS.replace("except* ValueError", "except \\\n    *ValueError"))
+    (app / "invalid.py").write_text(JOBS.replace("except* ValueError as group", "except*"))
+    # Source that does not parse: the tokens still tell a clause from a string.
+    (app / "broken.py").write_text(JOBS + "(\n")
+    (app / "broken_string.py").write_text(NOT_CLAUSES["docstring.py"] + "(\n")
+    config = exceptstar("config", "pyright", cwd=project)
+    assert json.loads(config[config.index("{"):]) == {"ignore": [
+        "src/app/broken.py", "src/app/invalid.py", "src/app/jobs.py", "src/app/spaced.py", "src/build/steps.py"]}
+    # check walks the same files.
+    proc = run([sys.executable, "-m", "exceptstar", "check", "."], project)
+    reported = [line.split(":")[0] for line in proc.stdout.splitlines()]
+    assert reported == ["./src/app/broken.py", "./src/app/broken_string.py", "./src/app/invalid.py"], proc.stdout
+
+
+NATIVE_CLAUSES = """\
+import ast, os, re, sys
+root = sys.argv[1]
+for folder, dirs, names in os.walk(root):
+    dirs[:] = sorted(d for d in dirs if d not in ("site-packages", "__pycache__"))
+    for name in sorted(names):
+        path = os.path.join(folder, name)
+        source = open(path, "rb").read() if name.endswith(".py") else b""
+        # Without these bytes no tokens can be `except` and `*`: only those files are parsed.
+        if re.search(rb"except[ \\t\\f\\r\\n\\\\]*[*]", source):
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError):
+                continue
+            if any(isinstance(node, ast.TryStar) for node in ast.walk(tree)):
+                print(path)
+"""
+
+
+def test_config_lists_the_files_native_parses_with_except_star(tmp_path: Path) -> None:
+    # The standard library of the reference 3.11+: its tests use except*, and
+    # mention it in comments, docstrings and strings.  config, on this
+    # interpreter, lists exactly the files whose native tree holds a TryStar.
+    tests = cpython.folder()
+    if tests is None:
+        pytest.skip("needs a CPython 3.11+ for reference")
+    native = run([str(native_python()), "-c", NATIVE_CLAUSES, str(tests.parent)], tmp_path)
+    assert native.returncode == 0, native.stderr
+    config = exceptstar("config", "pyright", str(tests.parent), cwd=tmp_path)
+    listed = json.loads(config[config.index("{"):])["ignore"]
+    assert sorted(listed) == sorted(native.stdout.splitlines())
+    assert len(listed) >= 5
+
+
+# A package whose modules mention except* in words (its docstring, a comment,
+# a message) beside the one that uses it, and a planted error outside it.
+PACKAGE = {
+    "__init__.py": '"""Retries, with except* handlers inside."""\n',
+    "retry.py": JOBS,
+    "notes.py": '# retry.py handles them with except* ValueError\nHELP = "see except* in retry"\n'
+                'oops: int = "not an int"\n',
+}
+
+
+def test_mypy_checks_every_module(project: Path) -> None:
+    package = project / "src" / "gatherkit"
+    package.mkdir()
+    for name, text in PACKAGE.items():
+        (package / name).write_text(text)
+    (package / "retry.py").write_text(JOBS.replace("    return failed", "    wrong: str = failed\n    return failed"))
+    (project / "src" / "app").rename(project / "app")  # src: the one package
+    target = "3.8" if sys.version_info < (3, 9) else "3.10"
+    settings = f'python_version = "{target}"\nstrict = true\nmypy_path = "src"\nfiles = ["src"]\n'
+    config = exceptstar("config", "mypy", str(project / "src"), cwd=project)
+    (project / "pyproject.toml").write_text(config.replace("[tool.mypy]\n", "[tool.mypy]\n" + settings))
+    checked = run([tool("mypy"), "--python-executable", sys.executable], project)
+    # The except* module is checked too (its planted error found), with the others.
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert 'src/gatherkit/notes.py:3: error: Incompatible types in assignment' in checked.stdout, checked.stdout
+    assert 'src/gatherkit/retry.py:12: error: Incompatible types in assignment' in checked.stdout, checked.stdout
+    assert "Found 2 errors in 2 files (checked 3 source files)" in checked.stdout, checked.stdout
+
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+@pytest.mark.parametrize("name", ["ruff", "mypy", "pyright", "flake8", "black"])
+def test_readme_shows_what_config_prints(project: Path, name: str) -> None:
+    section = README[README.index(f"\n### {name}\n"):]
+    shown = re.search(r"```(?:toml|json|ini)\n(.*?)```", section, re.S)
+    assert shown, name
+    printed = exceptstar("config", name, "src", cwd=project).splitlines(keepends=True)
+    # Less the lines that say where the text goes.
+    assert "".join(line for line in printed if not line.startswith(("# ", "// "))) == shown.group(1)
 
 
 def test_config_without_star_files(tmp_path: Path) -> None:

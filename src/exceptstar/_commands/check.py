@@ -8,7 +8,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, List
+    from typing import Any, Iterator, List
 
 
 def check(paths: "List[str]") -> int:
@@ -21,28 +21,38 @@ def check(paths: "List[str]") -> int:
     return 1 if found else 0
 
 
-def python_files(paths: "List[str]") -> "List[str]":
-    files: List[str] = []
+def python_files(paths: "List[str]") -> "Iterator[str]":
+    """The ``*.py`` files of ``paths``: files as given, folders walked past ``_skipped_folder``'s."""
     for path in paths:
         if os.path.isdir(path):
             for folder, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not _skipped_folder(folder, d))
-                files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(".py"))
+                yield from (os.path.join(folder, n) for n in sorted(names) if n.endswith(".py"))
         else:
-            files.append(path)
-    return files
+            yield path
 
 
-# Folders of installed or generated code, never the project's own.
-_SKIPPED = frozenset(("__pycache__", "site-packages", "dist-packages", "node_modules", "__pypackages__"))
+# Folders of installed or generated code, never the project's own: caches,
+# installed packages, and what builds write (as ruff and black skip them).
+_SKIPPED = frozenset(("__pycache__", "site-packages", "dist-packages", "node_modules", "__pypackages__",
+                      "build", "dist", "_build", "buck-out", "eggs", "venv"))
+# What makes a folder an environment, whatever its name: venv and virtualenv 20+
+# write pyvenv.cfg, conda conda-meta, older virtualenvs only their activation scripts.
+_ENVIRONMENT = ("pyvenv.cfg", "conda-meta", os.path.join("bin", "activate"), os.path.join("Scripts", "activate"))
 
 
 def _skipped_folder(parent: str, name: str) -> bool:
-    """Hidden folders, caches, and environments (a venv has pyvenv.cfg, a conda env conda-meta)."""
-    if name.startswith(".") or name in _SKIPPED:
+    """Hidden folders (.tox, .nox, .venv, .eggs, ...), caches, build output, eggs and environments.
+
+    A folder named as build output that is a package (``build/__init__.py``)
+    is the project's own, and is kept.
+    """
+    if name.startswith(".") or name.endswith((".egg-info", ".egg", ".dist-info")):
         return True
     folder = os.path.join(parent, name)
-    return any(os.path.exists(os.path.join(folder, marker)) for marker in ("pyvenv.cfg", "conda-meta"))
+    if name in _SKIPPED and not os.path.exists(os.path.join(folder, "__init__.py")):
+        return True
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in _ENVIRONMENT)
 
 
 def check_file(path: str) -> "List[Any]":

@@ -20,7 +20,7 @@ usage: python -m exceptstar demo
        python -m exceptstar run                  (interactive console)
        python -m exceptstar check PATH...
        python -m exceptstar show FILE
-       python -m exceptstar config ruff|mypy|pyright|flake8|black|coverage [PATH...]
+       python -m exceptstar config ruff|mypy|pyright|basedpyright|flake8|black|coverage [PATH...]
        python -m exceptstar compileall [compileall's options] [PATH...]
        python -m exceptstar pyinstaller [PyInstaller's options] SCRIPT
 

@@ -1,4 +1,4 @@
-"""``python -m exceptstar show FILE`` and ``config ruff|mypy|pyright|flake8|black|coverage PATH...``.
+"""``python -m exceptstar show FILE`` and ``config TOOL PATH...`` (``BLOCKS``: ruff, mypy, pyright, ...).
 
 Linters and type checkers refuse ``except*`` when they target a version
 below 3.11, and none can be told to accept it.  ``config`` prints the settings
@@ -7,7 +7,8 @@ finds them) as 3.11 code, or leave them out, and everything else as before
 (for coverage: the plugin that makes its reports read them on 3.8-3.10);
 ``show`` prints what actually runs on 3.8-3.10, for debugging and for tools
 that must see plain Python.  ``catch()`` needs none of this: it is plain code
-that every tool checks for every target.
+that every tool checks for every target.  Each tool's block is one function
+of ``BLOCKS``, given the files (found by ``star_files``).
 """
 
 import os
@@ -16,10 +17,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Dict, List
-
-TOOLS = ("ruff", "mypy", "pyright", "flake8", "black", "coverage")
-
+    from typing import Callable, Dict, List
 
 # --- show -------------------------------------------------------------------------
 
@@ -74,35 +72,47 @@ def _line_origins(transformed: "ast.AST", reparsed: "ast.AST") -> "Dict[int, int
 # --- config -----------------------------------------------------------------------
 
 def config(tool: str, paths: "List[str]") -> int:
-    """Print the settings, for ``tool``, that keep its 3.8-3.10 checks off the ``except*`` files."""
-    if tool not in TOOLS:
-        sys.stderr.write(f"exceptstar config: unknown tool {tool!r} (one of {', '.join(TOOLS)})\n")
+    """Print the settings with which ``tool`` copes with the ``except*`` files at 3.8-3.10 targets."""
+    if tool not in BLOCKS:
+        sys.stderr.write(f"exceptstar config: unknown tool {tool!r} (one of {', '.join(BLOCKS)})\n")
         return 2
     files = star_files(paths or ["."])
     if not files:
         sys.stderr.write("exceptstar config: no file uses except*; nothing to configure\n")
         return 0
-    text = {"ruff": _ruff, "mypy": _mypy, "pyright": _pyright,
-            "flake8": _flake8, "black": _black, "coverage": _coverage}[tool](files)
-    sys.stdout.write(text)
+    sys.stdout.write(BLOCKS[tool](files))
     return 0
 
 
 def star_files(paths: "List[str]") -> "List[str]":
-    """The Python files under ``paths`` that use ``except*``, as ``check`` finds them, '/'-separated."""
+    """The Python files under ``paths`` whose tokens hold an ``except*`` clause, '/'-separated.
+
+    Folders are walked as ``check`` walks them (``python_files``: no
+    environments, build output or caches); an ``except*`` in a comment, a
+    docstring or a string does not count.
+    """
     from exceptstar._commands.check import python_files
-    from exceptstar._compiler.transform import has_except_star
+    from exceptstar._compiler.source import uses_except_star
 
     found = []
     for path in python_files(paths):
         try:
             with open(path, "rb") as file:
-                if not has_except_star(file.read()):
+                if not uses_except_star(file.read()):
                     continue
         except OSError:
             continue
-        found.append(os.path.normpath(path).replace(os.sep, "/"))
+        found.append(_shown(path))
     return found
+
+
+def _shown(path: str) -> str:
+    """``path`` as the tools match it: relative to the current folder when under it
+    (mypy's ``exclude`` sees no other form), '/'-separated."""
+    relative = os.path.relpath(path)
+    if os.path.isabs(path) and not relative.startswith(os.pardir):
+        path = relative
+    return os.path.normpath(path).replace(os.sep, "/")
 
 
 def _toml_list(items: "List[str]", indent: str = "    ") -> str:
@@ -114,39 +124,36 @@ def _toml_string(text: str) -> str:
     return f"'{text}'"
 
 
+# Rules whose advice at py311 (the target the except* files are parsed at)
+# is not what 3.8 can run: their diagnostics or fixes differ from py38's.
+# Found by asking ruff (tests/support/ruff_rules.py: every stable rule's own
+# examples, and a module like the ones listed, at both targets; ruff 0.17):
+# pyupgrade's rules (all of them: upgrading to the target is what they do),
+# B905 zip(strict=), return annotations written `X | None` or `Never`,
+# str.removeprefix, int.bit_count, itertools.pairwise, inspect.get_annotations,
+# Path.readlink, datetime.UTC, the group names "shadowing" their builtins.
+RUFF_311_ONLY = ("UP", "A004", "ANN201", "ANN202", "ANN205", "ANN206", "ASYNC109", "B905", "FAST002",
+                 "FURB161", "FURB162", "FURB188", "PTH115", "PYI061", "RUF007", "RUF013", "RUF063")
+
+
 def _ruff(files: "List[str]") -> str:
-    # ruff parses each file for its own target version: these as 3.11 code.
-    # pyupgrade's rules would then offer 3.9+ syntax that 3.8 cannot run.
+    # ruff parses each file for its own target version: these as 3.11 code,
+    # without the rules whose advice there would not run on the real target.
+    ignored = ", ".join(f'"{code}"' for code in RUFF_311_ONLY)
     targets = "".join(f"{_toml_string(path)} = \"py311\"\n" for path in files)
-    ignores = "".join(f"{_toml_string(path)} = [\"UP\"]\n" for path in files)
-    return ("# pyproject.toml (in ruff.toml: [per-file-target-version], [lint.per-file-ignores])\n"
+    ignores = "".join(f"{_toml_string(path)} = [{ignored}]\n" for path in files)
+    return ("# pyproject.toml, ruff 0.13+ (in ruff.toml: [per-file-target-version], [lint.per-file-ignores];\n"
+            "# ruff 0.10-0.12 does not know RUF063: leave it out there)\n"
             "[tool.ruff.per-file-target-version]\n" + targets + "\n"
             "[tool.ruff.lint.per-file-ignores]\n" + ignores)
 
 
-def _module_name(path: str) -> str:
-    """The dotted module name mypy gives ``path``: up through the packages that hold it."""
-    folder, name = os.path.split(os.path.abspath(path))
-    parts = [name[:-3]] if name != "__init__.py" else []
-    while os.path.exists(os.path.join(folder, "__init__.py")):
-        folder, package = os.path.split(folder)
-        parts.insert(0, package)
-    return ".".join(parts)
-
-
 def _mypy(files: "List[str]") -> str:
-    # mypy has one python_version for the whole run: the except* files are left
-    # out, both when it walks the folders (exclude) and when other modules
-    # import them (follow_imports, which also makes their names Any).
-    excludes = [f"^{_regex(path)}$" for path in files]
-    modules = sorted({_module_name(path) for path in files})
-    return ("# pyproject.toml\n"
+    # The plugin reads except* at any target, so every file stays checked: the
+    # list is not needed, only the line that loads the plugin.
+    return ("# pyproject.toml (mypy.ini or setup.cfg: plugins = exceptstar.mypy under [mypy])\n"
             "[tool.mypy]\n"
-            "exclude = [\n" + _toml_list(excludes) + "]\n"
-            "\n"
-            "[[tool.mypy.overrides]]\n"
-            "module = [\n" + _toml_list(modules) + "]\n"
-            "follow_imports = \"skip\"\n")
+            "plugins = [\"exceptstar.mypy\"]\n")
 
 
 def _regex(path: str) -> str:
@@ -162,6 +169,14 @@ def _pyright(files: "List[str]") -> str:
     import json
 
     return ("// pyrightconfig.json (in pyproject.toml: [tool.pyright] ignore = [...])\n"
+            + json.dumps({"ignore": files}, indent=2) + "\n")
+
+
+def _basedpyright(files: "List[str]") -> str:
+    # basedpyright reads pyrightconfig.json as pyright does, and [tool.basedpyright].
+    import json
+
+    return ("// pyrightconfig.json (in pyproject.toml: [tool.basedpyright] ignore = [...])\n"
             + json.dumps({"ignore": files}, indent=2) + "\n")
 
 
@@ -197,3 +212,10 @@ def _coverage(files: "List[str]") -> str:
             "# or .coveragerc ([coverage:run] in setup.cfg or tox.ini)\n"
             "[run]\n"
             "plugins = exceptstar\n")
+
+
+# One function per tool: the files that use except* -> the text to paste.
+BLOCKS: "Dict[str, Callable[[List[str]], str]]" = {
+    "ruff": _ruff, "mypy": _mypy, "pyright": _pyright, "basedpyright": _basedpyright,
+    "flake8": _flake8, "black": _black, "coverage": _coverage,
+}

@@ -43,6 +43,58 @@ def has_except_star(source: "Union[str, bytes]") -> bool:
     return False
 
 
+def uses_except_star(source: "Union[str, bytes]") -> bool:
+    """Exact test: does ``source`` hold an ``except*`` clause (not in a comment or a string).
+
+    The keyword ``except`` followed by the ``*`` operator is a clause, valid or
+    not; nothing else is.  A clause starts its line, so only source with such a
+    line is read further: as ``parse`` reads it (the stars at the starts of
+    lines blanked, the tree asked for handlers there), or, when that source
+    does not parse, by the tokenizer.  Undecodable source holds none.
+    """
+    if not has_except_star(source):
+        return False
+    try:
+        text = source_text(source)
+    except SyntaxError:
+        return False
+    quick = quick_scan(text)
+    if quick is not None:
+        rewritten, stars = quick
+        if not stars:
+            return False
+        try:
+            tree = _builtin_compile(rewritten, "<source>", "exec", _PyCF_ONLY_AST, True)
+        except (SyntaxError, ValueError):  # ValueError: a null byte (3.8-3.11)
+            pass
+        else:
+            return _marks_a_handler(tree, stars, text)
+    import tokenize
+
+    skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+    after_except = False
+    try:
+        for tok in tokenize.generate_tokens(iter(lines(text)).__next__):
+            if tok.type in skipped:
+                continue
+            if after_except and tok.string == "*":
+                return True
+            after_except = tok.type == tokenize.NAME and tok.string == "except"
+    except (tokenize.TokenError, SyntaxError):
+        pass  # a clause before the error was found; what follows cannot be read
+    return False
+
+
+def _marks_a_handler(tree: "ast.AST", stars: "Dict[Key, Key]", text: str) -> bool:
+    """Whether any of ``stars`` is where ``tree`` has a handler (``mark`` counts the typed ones)."""
+    if mark(tree, stars):
+        return True
+    if not re.search(r"(?m)^[ \t\f]*" + _CLAUSE + r"(?:[ \t\f]|\\\r?\n|\\\r)*:", text):
+        return False
+    import ast
+
+    # `except*:` (no types, an invalid clause) may be one: the tree says where handlers are.
+    return any(getattr(node, "exceptstar_star", False) for node in ast.walk(tree))
 
 
 def source_text(source: "Union[str, bytes]", filename: str = "<unknown>") -> str:
