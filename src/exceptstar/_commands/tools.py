@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import ast
     from typing import Dict, List
 
-TOOLS = ("ruff", "mypy", "pyright", "flake8", "black", "coverage")
+TOOLS = ("ruff", "mypy", "pyright", "basedpyright", "flake8", "black", "coverage")
 
 
 # --- show -------------------------------------------------------------------------
@@ -78,11 +78,19 @@ def config(tool: str, paths: "List[str]") -> int:
     if tool not in TOOLS:
         sys.stderr.write(f"exceptstar config: unknown tool {tool!r} (one of {', '.join(TOOLS)})\n")
         return 2
+    # pyright/basedpyright: the project's target, --target=3.X (3.8 by default).
+    target = next((arg.split("=", 1)[1] for arg in paths if arg.startswith("--target=")), "3.8")
+    paths = [arg for arg in paths if not arg.startswith("--target=")]
     files = star_files(paths or ["."])
     if not files:
         sys.stderr.write("exceptstar config: no file uses except*; nothing to configure\n")
         return 0
-    text = {"ruff": _ruff, "mypy": _mypy, "pyright": _pyright,
+    if tool in ("pyright", "basedpyright"):
+        from exceptstar._integrations.pyright import config_block
+
+        sys.stdout.write(config_block(tool, files, target))
+        return 0
+    text = {"ruff": _ruff, "mypy": _mypy,
             "flake8": _flake8, "black": _black, "coverage": _coverage}[tool](files)
     sys.stdout.write(text)
     return 0
@@ -153,16 +161,6 @@ def _regex(path: str) -> str:
     import re
 
     return re.escape(path)
-
-
-def _pyright(files: "List[str]") -> str:
-    # Not checked, as with mypy: an execution environment of pythonVersion 3.11
-    # takes the syntax error away, but pyright (1.1.414) still judges the
-    # except* clauses against the project's 3.8 builtins, which have no groups.
-    import json
-
-    return ("// pyrightconfig.json (in pyproject.toml: [tool.pyright] ignore = [...])\n"
-            + json.dumps({"ignore": files}, indent=2) + "\n")
 
 
 def _flake8(files: "List[str]") -> str:
