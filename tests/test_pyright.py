@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +31,8 @@ import pytest
 from support.interpreters import native_python
 from support.linters import tool
 from support.processes import SRC, exceptstar
+
+from exceptstar._integrations import pyright as pyright_module
 
 JOBS = '''\
 import tomllib  # plant: tomllib
@@ -159,7 +160,8 @@ def diagnostics(command: list[str], root: Path) -> tuple[int, set[Diagnostic]]:
     return proc.returncode, found
 
 
-def only(found: set[Diagnostic], name: str, wanted: set[str] | None = None, but: set[str] = set()) -> set[Diagnostic]:
+def only(found: set[Diagnostic], name: str, wanted: set[str] | None = None,
+         but: frozenset[str] | set[str] = frozenset()) -> set[Diagnostic]:
     return {d for d in found if d[0] == name and (wanted is None or d[1] in wanted) and d[1] not in but}
 
 
@@ -216,6 +218,8 @@ def test_route_reports_what_the_tool_reports_at_311(runs: Runs) -> None:
     reveals = {d[1]: d[4] for d in only(route, "jobs.py") if d[2] == "information"}
     assert reveals["reveal-value"] == 'Type of "group" is "ExceptionGroup[ValueError]"'
     assert reveals["reveal-tuple"] == 'Type of "either" is "ExceptionGroup[TypeError | OSError]"'
+    # The README's remark: ExceptionGroup for a BaseException too, as the tool says at 3.11.
+    assert reveals["reveal-base"] == 'Type of "stop" is "ExceptionGroup[KeyboardInterrupt]"'
     reported = {d[1] for d in only(route, "jobs.py") if d[2] == "error"}
     assert {"wrong-member", "handler-assignment", "handler-attribute", "group-in-star", "outside"} <= reported
     # exceptstar's classes are the builtins' there, as at run time.
@@ -255,6 +259,16 @@ def test_without_the_route(name: str, tmp_path: Path) -> None:
     assert 'Type of "group" is "Unknown"' in messages
 
 
+def test_readme_block_is_what_config_prints(tmp_path: Path) -> None:
+    readme = (SRC.parent / "README.md").read_text()
+    section = readme[readme.index("### pyright and basedpyright"):]
+    shown = json.loads(section[section.index("```json\n") + 8:section.index("```\n", section.index("```json"))])
+    root = project(tmp_path)
+    printed = exceptstar("config", "pyright", "--target=3.9", "src", cwd=root)
+    assert json.loads(printed.stdout[printed.stdout.index("{"):]) == shown
+    assert "python -m exceptstar config pyright --target=3.9 src" in section
+
+
 def test_wrapper_passes_status_and_arguments(tmp_path: Path) -> None:
     tool("basedpyright")
     root = project(tmp_path)
@@ -280,9 +294,10 @@ def test_wrapper_writes_the_folder_from_the_tool_it_runs(tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr
     folder = root / ".exceptstar" / "typeshed-3.9"
     stamp = json.loads((folder / "exceptstar-typeshed.json").read_text())
-    assert Path(stamp["source"]).parent.parent.name in ("basedpyright", "dist")
     assert (folder / "stubs").is_dir()
     assert "tomllib: 3.12-" in (folder / "stdlib" / "VERSIONS").read_text()
     assert "from exceptstar._group_types import BaseExceptionGroup" in (folder / "stdlib" / "builtins.pyi").read_text()
     assert (root / ".exceptstar" / ".gitignore").read_text().endswith("*\n")
-    del command
+    # Made from the basedpyright that ran.
+    assert Path(stamp["source"]).resolve() == Path(
+        pyright_module.bundled_typeshed("basedpyright", command)).resolve()
