@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from tests.support.interpreters import find_interpreters  # noqa: E402
 
 VENVS = ROOT / ".venvs"
-PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk"]
+PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk", "pyright", "basedpyright"]
 SIDES = ("exceptstar", "peer")
 Version = Tuple[int, int]
 
@@ -106,6 +106,11 @@ ROWS = [
           "alone")
       for package, what in (("structlog", "structlog log call"), ("loguru", "loguru log call"),
                             ("rich", "logging call through rich's RichHandler"))),
+    # The tools run on node: one interpreter measures them.
+    *(Row(f"{tool}_route", "case_typecheck.py",
+          f"12. {tool} of case 8's package at a 3.9 target, through `python -m exceptstar {tool}` (process tree CPU)",
+          "typecheck", (3, 13))
+      for tool in ("pyright", "basedpyright")),
 ]
 SCRIPTS = list(dict.fromkeys(row.script for row in ROWS))
 
@@ -126,6 +131,7 @@ def peer_label(kind: str, version: Version, backport: str) -> str:
         "walk": "hand-written recursive walk (leaves only, no tracebacks)",
         "unwrap": "except BaseExceptionGroup + unwrap by hand (Starlette's recipe)",
         "alone": "the same without exceptstar",
+        "typecheck": "the plain tool at a 3.11 target, same files",
     }
     return labels[kind]
 
