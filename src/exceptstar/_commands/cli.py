@@ -20,7 +20,8 @@ usage: python -m exceptstar demo
        python -m exceptstar run                  (interactive console)
        python -m exceptstar check PATH...
        python -m exceptstar show FILE
-       python -m exceptstar config ruff|mypy|pyright|basedpyright|flake8|black|coverage [PATH...]
+       python -m exceptstar config ruff|mypy|flake8|black|coverage [PATH...]
+       python -m exceptstar config pyright|basedpyright [--target=3.X] [PATH...]
        python -m exceptstar pyright|basedpyright [the tool's arguments]
        python -m exceptstar compileall [compileall's options] [PATH...]
        python -m exceptstar pyinstaller [PyInstaller's options] SCRIPT

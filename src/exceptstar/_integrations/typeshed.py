@@ -69,10 +69,17 @@ def patched(typeshed: str, target: "Tuple[int, int]", folder: "Optional[str]" = 
     with open(os.path.join(building, STAMP), "w") as file:
         json.dump({"key": key, "source": os.path.abspath(typeshed), "target": _dotted(target)}, file)
     old = f"{folder}.{os.getpid()}.old"
-    if os.path.lexists(folder):
-        os.rename(folder, old)
-    os.rename(building, folder)
-    shutil.rmtree(old, ignore_errors=True)
+    try:
+        if os.path.lexists(folder):
+            os.rename(folder, old)
+        os.rename(building, folder)
+    except OSError:
+        # Another process swapped its copy in meanwhile: the same content, or it is remade next time.
+        if _stamp(folder) is None:
+            raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
     return folder
 
 
