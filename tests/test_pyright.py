@@ -15,7 +15,8 @@ The route reports in ``jobs.py`` what the oracle reports there (the handlers'
 types, every error that depends on them), what the target reports for the
 target-only lines (``tomllib``), and in the other modules what the target
 reports.  What it cannot report (the README says why) is pinned: the syntax
-and the runtime union of 3.10, checked as 3.11 code in ``jobs.py``.
+the runtime union of 3.10 and the module's own version checks, read as
+3.11 code in ``jobs.py``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from support.processes import SRC, exceptstar
 from exceptstar._integrations import pyright as pyright_module
 
 JOBS = '''\
+import sys
 import tomllib  # plant: tomllib
 from typing import List, Union
 
@@ -80,9 +82,13 @@ def later(value: Union[int, str]) -> int:
 
 
 Alias = int | str  # plant: union
+
+if sys.version_info < (3, 10):
+    gated: int = "checked below 3.10 only"  # plant: version-gated
 '''
 
 PLAIN = '''\
+import sys
 import tomllib  # plant: tomllib
 from typing import Union
 
@@ -108,6 +114,9 @@ def later(value: Union[int, str]) -> int:
 
 
 Alias = int | str  # plant: union
+
+if sys.version_info < (3, 10):
+    gated: int = "checked below 3.10 only"  # plant: version-gated
 '''
 
 MAIN = '''\
@@ -120,7 +129,7 @@ def main() -> None:
 '''
 
 # Checked as 3.11 code in jobs.py, so the 3.9 target's objections are not reported there.
-AS_311 = {"match", "union"}
+AS_311 = {"match", "union", "version-gated"}
 # The target's own, reported in jobs.py as in plain.py.
 TARGET_ONLY = {"tomllib"}
 
@@ -227,14 +236,16 @@ def test_route_reports_what_the_tool_reports_at_311(runs: Runs) -> None:
     assert {d[3] for d in only(route, "jobs.py", {"base-assignment"})} <= {"reportUnusedVariable"}
     # Everything else keeps the target.
     assert only(route, "plain.py") == only(target, "plain.py")
-    assert {"match", "union", "undefined", "plain-assignment"} <= {d[1] for d in only(route, "plain.py")}
+    assert {"match", "union", "version-gated", "undefined", "plain-assignment"} <= {
+        d[1] for d in only(route, "plain.py")}
     # The caller sees run's real type.
     assert only(route, "main.py") == only(oracle, "main.py")
 
 
 def test_what_is_checked_as_311_code(runs: Runs) -> None:
-    # The README's "not reported": 3.10's syntax and runtime unions in an
-    # except* module, which the tool checks as 3.11 code there.
+    # The README's "not reported": 3.10's syntax, runtime unions and the
+    # module's own version checks in an except* module, which the tool checks
+    # as 3.11 code there.
     _, route, oracle, target = runs
 
     def said(found: set[Diagnostic], name: str) -> set[tuple[str, str]]:
