@@ -12,7 +12,9 @@ from typing import Generic, overload
 from typing_extensions import Self, TypeVar
 
 # The members' type, read-only (hence covariant); a bare ExceptionGroup is one
-# of Exceptions, as for the built-ins.
+# of Exceptions, as for the built-ins.  Named as typeshed names the built-ins'
+# TypeVars, so that a checker's messages read as they do at 3.11 (the pyright
+# route's builtins are these classes).
 _BaseExceptionT_co = TypeVar("_BaseExceptionT_co", bound=BaseException, covariant=True, default=BaseException)
 _ExceptionT_co = TypeVar("_ExceptionT_co", bound=Exception, covariant=True, default=Exception)
 # The type a split or subgroup selects.
