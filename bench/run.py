@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 from tests.support.interpreters import find_interpreters  # noqa: E402
 
 VENVS = ROOT / ".venvs"
-PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk", "mypy"]
+PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk", "mypy", "pyright",
+                 "basedpyright"]
 SIDES = ("exceptstar", "peer")
 Version = Tuple[int, int]
 
@@ -108,6 +109,11 @@ ROWS = [
                             ("rich", "logging call through rich's RichHandler"))),
     Row("mypy_cold", "case_mypy.py", "12. mypy, empty cache, of case 8's package (the plugin)", "mypy"),
     Row("mypy_warm", "case_mypy.py", "12. mypy again, from its cache", "mypy"),
+    # The tools run on node: one interpreter measures them.
+    *(Row(f"{tool}_route", "case_typecheck.py",
+          f"13. {tool} of case 8's package at a 3.9 target, through `python -m exceptstar {tool}` (process tree CPU)",
+          "typecheck", (3, 13))
+      for tool in ("pyright", "basedpyright")),
 ]
 SCRIPTS = list(dict.fromkeys(row.script for row in ROWS))
 
@@ -129,6 +135,7 @@ def peer_label(kind: str, version: Version, backport: str) -> str:
         "unwrap": "except BaseExceptionGroup + unwrap by hand (Starlette's recipe)",
         "alone": "the same without exceptstar",
         "mypy": "plain mypy, the plain twin",
+        "typecheck": "the plain tool at a 3.11 target, same files",
     }
     return labels[kind]
 

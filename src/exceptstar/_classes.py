@@ -24,8 +24,12 @@ TYPE_CHECKING = False
 # declarations of the pure classes below.
 if sys.version_info < (3, 11):
     if TYPE_CHECKING:  # pragma: no cover
-        # For type checkers the classes are generic, typed as the built-ins are.
-        from exceptstar._group_types import BaseExceptionGroup, ExceptionGroup
+        # For type checkers the classes are generic, typed as the built-ins
+        # are, and named as on 3.11+ (aliases, which checkers print by name).
+        from exceptstar import _group_types
+
+        BaseExceptionGroup = _group_types.BaseExceptionGroup
+        ExceptionGroup = _group_types.ExceptionGroup
     else:
         from exceptstar._groups import BaseExceptionGroup, ExceptionGroup
 elif TYPE_CHECKING or not PURE:

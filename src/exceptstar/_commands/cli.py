@@ -1,8 +1,8 @@
-"""The command line: ``python -m exceptstar demo | run | check | show | config | compileall | pyinstaller``.
+"""The command line: ``python -m exceptstar demo | run | check | show | config | compileall | pyinstaller | pyright``.
 
 This module owns the usage text and the dispatch; each command is a module
 of this wing (``run``, ``check``, ``tools`` for ``show`` and ``config``,
-``demo``, ``compileall``, ``pyinstaller``), imported only when its command runs.
+``demo``, ``compileall``, ``pyinstaller``, ``pyright`` for both pyrights), imported only when its command runs.
 """
 
 import sys
@@ -20,7 +20,9 @@ usage: python -m exceptstar demo
        python -m exceptstar run                  (interactive console)
        python -m exceptstar check PATH...
        python -m exceptstar show FILE
-       python -m exceptstar config ruff|mypy|pyright|basedpyright|flake8|black|coverage [PATH...]
+       python -m exceptstar config ruff|mypy|flake8|black|coverage [PATH...]
+       python -m exceptstar config pyright|basedpyright [--target=3.X] [PATH...]
+       python -m exceptstar pyright|basedpyright [the tool's arguments]
        python -m exceptstar compileall [compileall's options] [PATH...]
        python -m exceptstar pyinstaller [PyInstaller's options] SCRIPT
 
@@ -31,6 +33,7 @@ show   print the transformed source (what runs on 3.8-3.10), with the original l
 config print a tool's settings for the files that use except* (default PATH: .)
 compileall  python -m compileall, writing the transformed bytecode of the files that use except*
 pyinstaller PyInstaller, bundling the transformed code of the modules that use except*
+pyright, basedpyright  the tool, after writing the typeshed that config's settings name
 """
 
 
@@ -64,6 +67,10 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
         from exceptstar._commands import pyinstaller
 
         return pyinstaller.main(args)
+    if command in ("pyright", "basedpyright"):
+        from exceptstar._commands import pyright
+
+        return pyright.main(command, args)
     if command in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0

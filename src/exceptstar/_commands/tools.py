@@ -73,12 +73,20 @@ def _line_origins(transformed: "ast.AST", reparsed: "ast.AST") -> "Dict[int, int
 
 def config(tool: str, paths: "List[str]") -> int:
     """Print the settings with which ``tool`` copes with the ``except*`` files at 3.8-3.10 targets."""
-    if tool not in BLOCKS:
-        sys.stderr.write(f"exceptstar config: unknown tool {tool!r} (one of {', '.join(BLOCKS)})\n")
+    if tool not in TOOLS:
+        sys.stderr.write(f"exceptstar config: unknown tool {tool!r} (one of {', '.join(TOOLS)})\n")
         return 2
+    # pyright/basedpyright: the project's target, --target=3.X (3.8 by default).
+    target = next((arg.split("=", 1)[1] for arg in paths if arg.startswith("--target=")), "3.8")
+    paths = [arg for arg in paths if not arg.startswith("--target=")]
     files = star_files(paths or ["."])
     if not files:
         sys.stderr.write("exceptstar config: no file uses except*; nothing to configure\n")
+        return 0
+    if tool in ("pyright", "basedpyright"):
+        from exceptstar._integrations.pyright import config_block
+
+        sys.stdout.write(config_block(tool, files, target))
         return 0
     sys.stdout.write(BLOCKS[tool](files))
     return 0
@@ -162,24 +170,6 @@ def _regex(path: str) -> str:
     return re.escape(path)
 
 
-def _pyright(files: "List[str]") -> str:
-    # Not checked, as with mypy: an execution environment of pythonVersion 3.11
-    # takes the syntax error away, but pyright (1.1.414) still judges the
-    # except* clauses against the project's 3.8 builtins, which have no groups.
-    import json
-
-    return ("// pyrightconfig.json (in pyproject.toml: [tool.pyright] ignore = [...])\n"
-            + json.dumps({"ignore": files}, indent=2) + "\n")
-
-
-def _basedpyright(files: "List[str]") -> str:
-    # basedpyright reads pyrightconfig.json as pyright does, and [tool.basedpyright].
-    import json
-
-    return ("// pyrightconfig.json (in pyproject.toml: [tool.basedpyright] ignore = [...])\n"
-            + json.dumps({"ignore": files}, indent=2) + "\n")
-
-
 def _flake8(files: "List[str]") -> str:
     # flake8 (pyflakes, pycodestyle) parses with the interpreter it runs on:
     # under 3.11+ it accepts except*, under 3.8-3.10 the files can only be left
@@ -216,6 +206,7 @@ def _coverage(files: "List[str]") -> str:
 
 # One function per tool: the files that use except* -> the text to paste.
 BLOCKS: "Dict[str, Callable[[List[str]], str]]" = {
-    "ruff": _ruff, "mypy": _mypy, "pyright": _pyright, "basedpyright": _basedpyright,
-    "flake8": _flake8, "black": _black, "coverage": _coverage,
+    "ruff": _ruff, "mypy": _mypy, "flake8": _flake8, "black": _black, "coverage": _coverage,
 }
+# pyright's and basedpyright's blocks also name the project's target: _integrations.pyright.
+TOOLS = ("ruff", "mypy", "pyright", "basedpyright", "flake8", "black", "coverage")
