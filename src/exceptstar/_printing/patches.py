@@ -60,10 +60,16 @@ def involves_groups_or_notes(exc: object) -> bool:
     return False
 
 
-def _format(exc_type: "Any", value: "Any", tb: "Any") -> str:
+def _format(exc_type: "Any", value: "Any", tb: "Any", stream: "Any" = None) -> str:
+    """The traceback text; in colour when the hook of 3.14 would colour it on ``stream``."""
     from exceptstar._printing.formatting import TracebackException
 
-    return "".join(TracebackException(exc_type, value, tb, compact=True).format())
+    te = TracebackException(exc_type, value, tb, compact=True)
+    if stream is None:
+        return "".join(te.format())
+    from exceptstar._printing.colour import can_colorize
+
+    return "".join(te.format(colorize=can_colorize(stream)))
 
 
 # -- sys.excepthook ---------------------------------------------------------
@@ -87,7 +93,7 @@ def excepthook(exc_type: "Type[BaseException]", value: BaseException,
             return
         stream = sys.stderr
         if stream is not None and involves_groups_or_notes(value):
-            text = _format(exc_type, value, tb)
+            text = _format(exc_type, value, tb, stream)
             stream.write(text)
             stream.flush()
             return
@@ -176,7 +182,7 @@ def _thread_excepthook(args: "Any") -> None:
                 import _thread
 
                 name = _thread.get_ident()
-            text = _format(args.exc_type, args.exc_value, args.exc_traceback)
+            text = _format(args.exc_type, args.exc_value, args.exc_traceback, stream)
             stream.write(f"Exception in thread {name}:\n")
             stream.flush()
             stream.write(text)
