@@ -68,9 +68,9 @@ def message_line(stype: str, text: str, end: str = "\n") -> str:
 
 
 def _frame_header(frame: "Any") -> "List[str]":
-    plain = '  File "{}", line {}, in {}\n'.format(frame.filename, frame.lineno, frame.name)
-    coloured = '  File {}"{}"{}, line {}{}{}, in {}{}{}\n'.format(
-        FILENAME, frame.filename, RESET, LINE_NO, frame.lineno, RESET, FRAME, frame.name, RESET)
+    plain = f'  File "{frame.filename}", line {frame.lineno}, in {frame.name}\n'
+    coloured = (f'  File {FILENAME}"{frame.filename}"{RESET}, line {LINE_NO}{frame.lineno}{RESET},'
+                f' in {FRAME}{frame.name}{RESET}\n')
     return [plain, coloured]
 
 
