@@ -27,7 +27,7 @@ from exceptstar._watch import when_imported
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import ModuleType, TracebackType
-    from typing import Any, Callable, Dict, Optional, Type
+    from typing import Any, Callable, Dict, List, Optional, Type
 
 _DISABLED = os.environ.get("EXCEPTSTAR_NO_PATCH", "") not in ("", "0")
 
@@ -135,35 +135,50 @@ def unraisablehook(unraisable: "Any") -> None:
 # The hooks and methods replaced, for the fallbacks.
 _ORIGINALS: "Dict[str, Any]" = {}
 
+# What a class's __dict__ holds about the class itself rather than its behaviour.
+_CLASS_ITSELF = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__annotations__"}
+
+
 def _patch_traceback(module: "ModuleType") -> None:
-    if getattr(module.TracebackException, "__module__", None) != "traceback":
+    standard = module.TracebackException
+    if getattr(standard, "__module__", None) != "traceback":
         return  # someone else's class: theirs to keep
     # Complete by now: formatting, the only importer of pure_traceback,
     # imports traceback (and so runs this) before it.
     from exceptstar._printing.pure_traceback import TracebackException
 
     module.TracebackException = TracebackException  # type: ignore[attr-defined]
+    # A reference to the standard library's class taken before this (pytest's
+    # `from traceback import TracebackException`) must print groups too: that
+    # class is given our methods, in place, as the backport patches it.
+    _PATCHED.extend((standard, TracebackException))
     _OWN_METHODS.update(
-        (name, vars(TracebackException)[name]) for name in ("__init__", "format", "format_exception_only"))
+        (name, value) for name, value in vars(TracebackException).items() if name not in _CLASS_ITSELF)
+    _restore_methods()
 
 
+# Our class and the standard library's, and the methods both must have.
+_PATCHED: "List[type]" = []
 _OWN_METHODS: "Dict[str, Any]" = {}
+
+
+def _restore_methods() -> None:
+    for cls in _PATCHED:
+        for name, method in _OWN_METHODS.items():
+            if vars(cls).get(name) is not method:
+                setattr(cls, name, method)
 
 
 def _patch_backport(module: "ModuleType") -> None:
     """Undo the backport's in-place patching of ``traceback.TracebackException``.
 
-    Imported after us, ``exceptiongroup`` may assign its own methods to
-    whatever class ``traceback.TracebackException`` is, which is then ours;
-    ours already formats the backport's groups, so they are put back.
+    Imported after us, ``exceptiongroup`` assigns its own methods to whatever
+    class ``traceback.TracebackException`` is, which is then ours; imported
+    before us, to the standard library's.  Ours already formats the
+    backport's groups (as 3.14 does, which the backport's methods do not),
+    so they are put back.
     """
-    if not _OWN_METHODS:
-        return
-    from exceptstar._printing.pure_traceback import TracebackException
-
-    for name, method in _OWN_METHODS.items():
-        if vars(TracebackException).get(name) is not method:
-            setattr(TracebackException, name, method)
+    _restore_methods()
 
 
 def _thread_excepthook(args: "Any") -> None:
