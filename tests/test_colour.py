@@ -354,3 +354,53 @@ def test_thread_as_313(tmp_path: Path, py313_exe: str) -> None:
                     for exe in (sys.executable, py313_exe))
     assert "\x1b[1;35mValueError" in mine  # members too, as 3.14 (3.13.0 leaves them plain)
     assert members_plain(without_threading_frames(mine)) == without_threading_frames(for_old(theirs))
+
+
+PLAIN_PATHS = textwrap.dedent('''
+    import code, gc, io, json, logging, sys
+    if sys.version_info < (3, 11):
+        from exceptstar import ExceptionGroup
+
+    class Dies:
+        def __del__(self):
+            raise ExceptionGroup("in __del__", [ValueError(1)])
+
+    shown = {}
+    sys.stderr, saved = io.StringIO(), sys.stderr
+    try:
+        Dies()
+        gc.collect()
+        shown["unraisable"] = sys.stderr.getvalue()
+        sys.stderr.seek(0)
+        sys.stderr.truncate()
+        code.InteractiveInterpreter().runsource("raise ExceptionGroup('typed', [ValueError(1)])")
+        shown["code"] = sys.stderr.getvalue()
+        sys.stderr.seek(0)
+        sys.stderr.truncate()
+        logging.basicConfig(stream=sys.stderr)
+        try:
+            raise ExceptionGroup("logged", [ValueError(1)])
+        except ExceptionGroup:
+            logging.exception("failed")
+        shown["logging"] = sys.stderr.getvalue()
+    finally:
+        sys.stderr = saved
+    sys.stdout.write(json.dumps(shown))
+''')
+
+
+@pytest.mark.skipif(not OLD, reason="3.11+ print groups themselves; nothing is patched")
+def test_plain_where_314_is_plain(tmp_path: Path) -> None:
+    program = tmp_path / "plain.py"
+    program.write_text(PLAIN_PATHS, encoding="utf-8")
+    env = {k: v for k, v in child_env(False).items() if k not in RULE_VARIABLES}
+    env["FORCE_COLOR"] = "1"
+    proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    mine = json.loads(proc.stdout)
+    theirs = json.loads(run_pyodide(program, {"FORCE_COLOR": "1"}))
+    assert sorted(mine) == sorted(theirs) == ["code", "logging", "unraisable"]
+    for path in mine:
+        # (CPython's unraisable hook leaves the members out; exceptstar's shows them.)
+        assert "ValueError: 1" in mine[path] and "ExceptionGroup" in theirs[path], path
+        assert ("\x1b[" in mine[path]) == ("\x1b[" in theirs[path]) == False, path  # noqa: E712
