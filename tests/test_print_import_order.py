@@ -12,6 +12,7 @@ and compared with the same pytest on native 3.11+, caret lines aside.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -75,11 +76,25 @@ STAND_IN = "from exceptstar import BaseExceptionGroup, ExceptionGroup\n"
 
 
 def failure_section(output: str) -> str:
-    """The report of the failing test: from its title to the summary."""
+    """The report of the failing test: from its title to the summary.
+
+    Older pytests show their own frames too: their folder differs by side,
+    and pluggy's (a dependency, of whatever version each side has) are left out.
+    """
     lines = output.splitlines(True)
     start = next(i for i, line in enumerate(lines) if line.startswith("___"))
     end = next(i for i, line in enumerate(lines) if i > start and line.startswith("==="))
-    return without_carets("".join(lines[start:end]))
+    kept = []
+    in_pluggy = False
+    for line in without_carets("".join(lines[start:end])).splitlines(True):
+        frame = re.match(r'[ |]*File "([^"]*)"', line)
+        if frame:
+            in_pluggy = "/pluggy/" in frame.group(1)
+        elif not re.match(r"[ |]* {4}", line):
+            in_pluggy = False
+        if not in_pluggy:
+            kept.append(re.sub(r'"[^"]*/_pytest/', '"<lib>/_pytest/', line))
+    return "".join(kept)
 
 
 @pytest.fixture(scope="module")
