@@ -1,10 +1,11 @@
-"""exceptstar's own ``TracebackException``: CPython 3.13's, groups and notes included.
+"""exceptstar's own ``TracebackException``: CPython 3.14's, groups, notes and colours included.
 
 Used on 3.8-3.10 and wherever ``EXCEPTSTAR_PURE=1``: a subclass of the running
 interpreter's class that knows every kind of group (``_classes.group_classes``)
-and notes, and lays them out exactly as CPython 3.13 does.  Frame lines are
-produced by the running interpreter's own ``StackSummary.format``, so a plain
-traceback looks the same as the interpreter's own.
+and notes, and lays them out exactly as CPython 3.14 does (as 3.13 does, but
+for the colours of members).  Frame lines are produced by the running
+interpreter's own ``StackSummary.format`` (``colour`` colours them), so a
+plain traceback looks the same as the interpreter's own.
 
 Import it through ``formatting``, which imports ``traceback`` first: on
 3.8-3.10 that import is what replaces ``traceback.TracebackException`` with
@@ -75,7 +76,7 @@ def _extract(tb: "Optional[TracebackType]", limit: "Optional[int]", lookup_lines
 
 
 class TracebackException(_StdTracebackException):
-    """An exception ready for rendering, groups and notes included (CPython 3.13's).
+    """An exception ready for rendering, groups and notes included (CPython 3.14's).
 
     ``exceptions`` holds a ``TracebackException`` per member of a group
     (``None`` for other exceptions) and ``__notes__`` the notes;
@@ -345,7 +346,7 @@ class TracebackException(_StdTracebackException):
     def format(  # type: ignore[override]
         self, *, chain: bool = True, _ctx: "Optional[PrintContext]" = None, **kwargs: "Any"
     ) -> "Iterator[str]":
-        """Format the exception, its chain and its members, as CPython 3.13 lays them out.
+        """Format the exception, its chain and its members, as CPython 3.14 lays them out.
 
         If ``chain`` is false, ``__cause__`` and ``__context__`` are left out.
         The message of the exception is always the last line of its block.
