@@ -17,7 +17,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Callable, Dict, List
+    from typing import Callable, Dict, List, Optional, Tuple
 
 # --- show -------------------------------------------------------------------------
 
@@ -38,6 +38,7 @@ def show(path: str) -> int:
     except SyntaxError as error:
         sys.stderr.write(f"{path}:{error.lineno}: {type(error).__name__}: {error.msg}\n")
         return 1
+    marks = _user_marks(tree)
     rewrite.transform(tree)
     # 3.8 has no ast.unparse: our unparse writes the same text there.
     if sys.version_info >= (3, 9):
@@ -46,7 +47,7 @@ def show(path: str) -> int:
         from exceptstar._compiler.unparse import unparse
 
         text = unparse(tree)
-    origins = _line_origins(tree, ast.parse(text))
+    origins = _line_origins(tree, ast.parse(text), marks)
     width = len(str(max(origins.values(), default=1)))
     for number, line in enumerate(text.splitlines(), 1):
         origin = origins.get(number)
@@ -54,19 +55,73 @@ def show(path: str) -> int:
     return 0
 
 
-def _line_origins(transformed: "ast.AST", reparsed: "ast.AST") -> "Dict[int, int]":
-    """Line of the unparsed text -> line of the original source, for each statement.
+def _user_marks(tree: "ast.AST") -> "Dict[int, Tuple[object, int]]":
+    """What of the user's tree the rewrite keeps -> the line of the source it belongs to.
 
-    The transformed tree keeps the original line numbers; the unparsed text
-    parses back into the same shape, so its statements pair with them in order.
+    Taken before the rewrite: each statement (its own line), each block of
+    statements (the line of the statement or ``except`` clause that holds it)
+    and each clause's type (the clause's line).  Keyed by identity, the object
+    kept beside its line so that no id is reused.
     """
     import ast
 
+    marks: Dict[int, Tuple[object, int]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        marks[id(node)] = (node, node.lineno)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if type(block) is list and block:
+                marks[id(block)] = (block, node.lineno)
+        for handler in getattr(node, "handlers", ()):
+            marks[id(handler.body)] = (handler.body, handler.lineno)
+            if handler.type is not None:
+                marks[id(handler.type)] = (handler.type, handler.lineno)
+    return marks
+
+
+def _first_mark(node: "ast.AST", marks: "Dict[int, Tuple[object, int]]") -> "Optional[int]":
+    """The line of the first of the user's pieces inside generated ``node``, in source order."""
+    todo: List[object] = [node]
+    while todo:
+        item = todo.pop()
+        mark = marks.get(id(item))
+        if mark is not None and mark[0] is item and item is not node:
+            return mark[1]
+        children = item if type(item) is list else [getattr(item, field, None) for field in item._fields]  # type: ignore[attr-defined]
+        todo.extend(child for child in reversed(children) if type(child) is list or hasattr(child, "_fields"))
+    return None
+
+
+def _line_origins(transformed: "ast.AST", reparsed: "ast.AST",
+                  marks: "Dict[int, Tuple[object, int]]") -> "Dict[int, int]":
+    """Line of the unparsed text -> line of the original source, for each statement.
+
+    A statement of the user's has its own line.  One the rewrite made has the
+    line of the first piece of the user's it holds (the ``except*`` clause
+    whose types it matches or whose body it runs, the ``try`` whose body it
+    holds), else that of the statement around it; none at module level.  Not
+    the positions the rewrite gives (which differ by version, for tracing):
+    so the map is the same on every version.  The unparsed text parses back
+    into the same shape, so its statements pair with the transformed ones in order.
+    """
+    import ast
+
+    origin: Dict[int, Optional[int]] = {}
+    todo: List[Tuple[ast.AST, Optional[int]]] = [(transformed, None)]
+    while todo:
+        node, around = todo.pop()
+        if isinstance(node, ast.stmt):
+            mark = marks.get(id(node))
+            own = mark[1] if mark is not None and mark[0] is node else _first_mark(node, marks)
+            around = origin[id(node)] = own if own is not None else around
+        todo.extend((child, around) for child in ast.iter_child_nodes(node))
     pairs = zip(
         (node for node in ast.walk(transformed) if isinstance(node, ast.stmt)),
         (node for node in ast.walk(reparsed) if isinstance(node, ast.stmt)),
     )
-    return {new.lineno: old.lineno for old, new in pairs}
+    return {new.lineno: line for old, new in pairs if (line := origin[id(old)]) is not None}
 
 
 # --- config -----------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""The printing wing: tracebacks of groups and notes, byte for byte as CPython 3.13 prints them.
+"""The printing wing: tracebacks of groups and notes, byte for byte as CPython 3.14 prints them.
 
-Owns: how nested groups are drawn (``layout``), exceptstar's 3.13
-``TracebackException`` for any interpreter (``pure_traceback``), the public
+Owns: how nested groups are drawn (``layout``), exceptstar's 3.14
+``TracebackException`` for any interpreter (``pure_traceback``), 3.14's
+colours and when to use them (``colour``), the public
 traceback API choosing stdlib / subclass / pure (``formatting``), and every
 printing path of 3.8-3.10 routed through it (``patches``).
 

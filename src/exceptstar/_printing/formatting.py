@@ -82,7 +82,7 @@ def _format_exception_only(
     if value is _sentinel:
         value = exc
     te = TracebackException(type(value), value, None, compact=True)
-    return list(te.format_exception_only(show_group=show_group))
+    return list(te.format_exception_only(show_group=show_group, colorize=kwargs.get("colorize", False)))
 
 
 # Type checkers take the standard library's types on 3.11+ (the pure class is a
@@ -164,7 +164,7 @@ else:
         """
         value, tb = _parse_value_tb(exc, value, tb)
         te = TracebackException(type(value), value, tb, limit=limit, compact=True)
-        te.print(file=file, chain=chain)
+        te.print(file=file, chain=chain, colorize=kwargs.get("colorize", False))
 
     @overload
     def format_exception(
@@ -182,7 +182,7 @@ else:
         """The lines ``print_exception`` prints, each ending in a newline."""
         value, tb = _parse_value_tb(exc, value, tb)
         te = TracebackException(type(value), value, tb, limit=limit, compact=True)
-        return list(te.format(chain=chain))
+        return list(te.format(chain=chain, colorize=kwargs.get("colorize", False)))
 
     format_exception_only = _format_exception_only
 

@@ -27,7 +27,7 @@ from exceptstar._watch import when_imported
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import ModuleType, TracebackType
-    from typing import Any, Callable, Dict, Optional, Type
+    from typing import Any, Callable, Dict, List, Optional, Type
 
 _DISABLED = os.environ.get("EXCEPTSTAR_NO_PATCH", "") not in ("", "0")
 
@@ -60,10 +60,16 @@ def involves_groups_or_notes(exc: object) -> bool:
     return False
 
 
-def _format(exc_type: "Any", value: "Any", tb: "Any") -> str:
+def _format(exc_type: "Any", value: "Any", tb: "Any", stream: "Any" = None) -> str:
+    """The traceback text; in colour when the hook of 3.14 would colour it on ``stream``."""
     from exceptstar._printing.formatting import TracebackException
 
-    return "".join(TracebackException(exc_type, value, tb, compact=True).format())
+    te = TracebackException(exc_type, value, tb, compact=True)
+    if stream is None:
+        return "".join(te.format())
+    from exceptstar._printing.colour import can_colorize
+
+    return "".join(te.format(colorize=can_colorize(stream)))
 
 
 # -- sys.excepthook ---------------------------------------------------------
@@ -87,7 +93,7 @@ def excepthook(exc_type: "Type[BaseException]", value: BaseException,
             return
         stream = sys.stderr
         if stream is not None and involves_groups_or_notes(value):
-            text = _format(exc_type, value, tb)
+            text = _format(exc_type, value, tb, stream)
             stream.write(text)
             stream.flush()
             return
@@ -129,35 +135,50 @@ def unraisablehook(unraisable: "Any") -> None:
 # The hooks and methods replaced, for the fallbacks.
 _ORIGINALS: "Dict[str, Any]" = {}
 
+# What a class's __dict__ holds about the class itself rather than its behaviour.
+_CLASS_ITSELF = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__annotations__"}
+
+
 def _patch_traceback(module: "ModuleType") -> None:
-    if getattr(module.TracebackException, "__module__", None) != "traceback":
+    standard = module.TracebackException
+    if getattr(standard, "__module__", None) != "traceback":
         return  # someone else's class: theirs to keep
     # Complete by now: formatting, the only importer of pure_traceback,
     # imports traceback (and so runs this) before it.
     from exceptstar._printing.pure_traceback import TracebackException
 
     module.TracebackException = TracebackException  # type: ignore[attr-defined]
+    # A reference to the standard library's class taken before this (pytest's
+    # `from traceback import TracebackException`) must print groups too: that
+    # class is given our methods, in place, as the backport patches it.
+    _PATCHED.extend((standard, TracebackException))
     _OWN_METHODS.update(
-        (name, vars(TracebackException)[name]) for name in ("__init__", "format", "format_exception_only"))
+        (name, value) for name, value in vars(TracebackException).items() if name not in _CLASS_ITSELF)
+    _restore_methods()
 
 
+# Our class and the standard library's, and the methods both must have.
+_PATCHED: "List[type]" = []
 _OWN_METHODS: "Dict[str, Any]" = {}
+
+
+def _restore_methods() -> None:
+    for cls in _PATCHED:
+        for name, method in _OWN_METHODS.items():
+            if vars(cls).get(name) is not method:
+                setattr(cls, name, method)
 
 
 def _patch_backport(module: "ModuleType") -> None:
     """Undo the backport's in-place patching of ``traceback.TracebackException``.
 
-    Imported after us, ``exceptiongroup`` may assign its own methods to
-    whatever class ``traceback.TracebackException`` is, which is then ours;
-    ours already formats the backport's groups, so they are put back.
+    Imported after us, ``exceptiongroup`` assigns its own methods to whatever
+    class ``traceback.TracebackException`` is, which is then ours; imported
+    before us, to the standard library's.  Ours already formats the
+    backport's groups (as 3.14 does, which the backport's methods do not),
+    so they are put back.
     """
-    if not _OWN_METHODS:
-        return
-    from exceptstar._printing.pure_traceback import TracebackException
-
-    for name, method in _OWN_METHODS.items():
-        if vars(TracebackException).get(name) is not method:
-            setattr(TracebackException, name, method)
+    _restore_methods()
 
 
 def _thread_excepthook(args: "Any") -> None:
@@ -176,7 +197,7 @@ def _thread_excepthook(args: "Any") -> None:
                 import _thread
 
                 name = _thread.get_ident()
-            text = _format(args.exc_type, args.exc_value, args.exc_traceback)
+            text = _format(args.exc_type, args.exc_value, args.exc_traceback, stream)
             stream.write(f"Exception in thread {name}:\n")
             stream.flush()
             stream.write(text)

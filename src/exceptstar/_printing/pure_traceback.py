@@ -1,10 +1,11 @@
-"""exceptstar's own ``TracebackException``: CPython 3.13's, groups and notes included.
+"""exceptstar's own ``TracebackException``: CPython 3.14's, groups, notes and colours included.
 
 Used on 3.8-3.10 and wherever ``EXCEPTSTAR_PURE=1``: a subclass of the running
 interpreter's class that knows every kind of group (``_classes.group_classes``)
-and notes, and lays them out exactly as CPython 3.13 does.  Frame lines are
-produced by the running interpreter's own ``StackSummary.format``, so a plain
-traceback looks the same as the interpreter's own.
+and notes, and lays them out exactly as CPython 3.14 does (as 3.13 does, but
+for the colours of members).  Frame lines are produced by the running
+interpreter's own ``StackSummary.format`` (``colour`` colours them), so a
+plain traceback looks the same as the interpreter's own.
 
 Import it through ``formatting``, which imports ``traceback`` first: on
 3.8-3.10 that import is what replaces ``traceback.TracebackException`` with
@@ -16,6 +17,7 @@ import sys
 import traceback
 
 from exceptstar import _classes
+from exceptstar._printing import colour
 from exceptstar._printing.layout import Layout, PrintContext, group_lines
 
 TYPE_CHECKING = False
@@ -74,7 +76,7 @@ def _extract(tb: "Optional[TracebackType]", limit: "Optional[int]", lookup_lines
 
 
 class TracebackException(_StdTracebackException):
-    """An exception ready for rendering, groups and notes included (CPython 3.13's).
+    """An exception ready for rendering, groups and notes included (CPython 3.14's).
 
     ``exceptions`` holds a ``TracebackException`` per member of a group
     (``None`` for other exceptions) and ``__notes__`` the notes;
@@ -284,17 +286,23 @@ class TracebackException(_StdTracebackException):
 
         Yields the message line (the lines of a syntax error), then the
         notes; with ``show_group``, the members of a group follow,
-        recursively, indented three spaces a level.
+        recursively, indented three spaces a level.  ``colorize=True``
+        colours them as 3.14 does.
         """
-        return group_lines(self, _own_layout, show_group, _depth)
+        layout = _coloured_layout if kwargs.get("colorize", False) else _own_layout
+        return group_lines(self, layout, show_group, _depth)
 
-    def _message_lines(self) -> "Iterator[str]":
+    def _message_lines(self, colorize: bool = False) -> "Iterator[str]":
         stype = self.exc_type_str
         if stype is None:
-            yield f"None: {self._str}\n" if self._str else "None\n"
+            yield colour.message_line("None", self._str) if colorize else (
+                f"None: {self._str}\n" if self._str else "None\n")
             return
         if self._is_syntax_error:
-            yield from self._syntax_error_lines(stype)
+            lines = list(self._syntax_error_lines(stype))
+            yield from colour.syntax_error(lines, stype, self.filename, self.lineno) if colorize else lines
+        elif colorize:
+            yield colour.message_line(stype, self._str)
         elif self._str:
             yield f"{stype}: {self._str}\n"
         else:
@@ -331,12 +339,14 @@ class TracebackException(_StdTracebackException):
     def _frames(self, kwargs: "Any") -> "List[str]":
         if _STACK_FORMAT_TAKES_KWARGS and kwargs:
             return self.stack.format(**kwargs)
+        if kwargs.get("colorize", False):
+            return colour.frames(self.stack, self.stack.format())
         return self.stack.format()
 
     def format(  # type: ignore[override]
         self, *, chain: bool = True, _ctx: "Optional[PrintContext]" = None, **kwargs: "Any"
     ) -> "Iterator[str]":
-        """Format the exception, its chain and its members, as CPython 3.13 lays them out.
+        """Format the exception, its chain and its members, as CPython 3.14 lays them out.
 
         If ``chain`` is false, ``__cause__`` and ``__context__`` are left out.
         The message of the exception is always the last line of its block.
@@ -414,9 +424,14 @@ class TracebackException(_StdTracebackException):
         """Print the result of ``self.format(chain=chain)`` to ``file`` (stderr)."""
         if file is None:
             file = sys.stderr
-        for line in self.format(chain=chain, **kwargs):
+        colorize = {"colorize": kwargs["colorize"]} if "colorize" in kwargs else {}
+        for line in self.format(chain=chain, **colorize):
             print(line, file=file, end="")
 
 
 def _own_layout(node: "Any") -> Layout:
     return Layout(node._message_lines(), not node._is_syntax_error, node._have_exc_type)
+
+
+def _coloured_layout(node: "Any") -> Layout:
+    return Layout(node._message_lines(True), not node._is_syntax_error, node._have_exc_type)
