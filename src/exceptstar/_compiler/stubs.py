@@ -41,7 +41,7 @@ IMPORT = f"from exceptstar._handler_types import group as {GROUP}  # added by ex
 def stub(source: "Union[str, bytes]", filename: str = "<unknown>") -> "Optional[str]":
     """The stub of ``source``, or None when no ``except*`` clause is in its tokens.
 
-    Invalid source raises the SyntaxError that exceptstar's compiler raises for it.
+    Invalid source raises the SyntaxError that exceptstar's ``compile`` raises for it.
     """
     if not has_except_star(source):
         return None
@@ -49,9 +49,9 @@ def stub(source: "Union[str, bytes]", filename: str = "<unknown>") -> "Optional[
     scan = Scan(text)
     if not scan.stars:
         return None  # `except*` in a comment or a string only
-    from exceptstar._compiler.transform import parse
+    from exceptstar._compiler.transform import compile
 
-    parse(text, filename)  # CPython's SyntaxError for an invalid module
+    compile(text, filename, "exec")  # the SyntaxError of an invalid module, as importing it raises
     # The tokenizer's text: each clause's `*` a space, every line and column in place.
     tree = _builtin_compile(scan.rewritten, filename, "exec", _PyCF_ONLY_AST, True)
     mark(tree, scan.stars)
@@ -62,10 +62,7 @@ def stub(source: "Union[str, bytes]", filename: str = "<unknown>") -> "Optional[
         if isinstance(node, ast.ExceptHandler) and getattr(node, "exceptstar_star", False):
             types = node.type
             assert types is not None and types.end_lineno is not None and types.end_col_offset is not None
-            # A tuple of classes is spread (`G(*(A, B))`): one argument per class, so that
-            # each is kept in the union as 3.11's checkers keep it.
-            spread = "*" if isinstance(types, ast.Tuple) else ""
-            edits.append((types.lineno, types.col_offset, f"{GROUP}({spread}"))
+            edits.append((types.lineno, types.col_offset, f"{GROUP}("))
             edits.append((types.end_lineno, types.end_col_offset, ")"))
     lines = [line.encode("utf-8") for line in scan.rewritten.splitlines(True)]
     # From the end, so that each edit's column is still where the tree put it.
