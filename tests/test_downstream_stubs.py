@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -23,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from support.downstream import LIBRARY, STARRED, USER, build, install, normalized, venv, write_library
+from support.downstream import LIBRARY, PYPROJECT, STARRED, USER, build, install, normalized, venv, write_library
 from support.interpreters import find_interpreters, native_python
 from support.linters import tool
 from support.processes import ROOT
@@ -147,3 +148,13 @@ def test_basedpyright_downstream(backend: str, target: str, built: dict[str, tup
     assert expected.returncode == 1 and "reportArgumentType" in expected.stdout, expected
     assert normalized(checked.stdout, site).replace(str(tmp_path / "user"), "<user>") == \
         normalized(expected.stdout, native_site).replace(str(tmp_path / "native"), "<user>")
+
+
+def test_readme_shows_the_settings_built_here() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### Projects that depend on yours\n")[1].split("\n## ")[0]
+    blocks = re.findall(r"```toml\n(.*?)```", section, re.S)
+    assert len(blocks) == len(BACKENDS)
+    for backend, block in zip(BACKENDS, blocks):
+        for table in block.split("\n\n"):
+            assert table.strip() + "\n" in PYPROJECT[backend]

@@ -7,7 +7,9 @@
 # (mypy's rule, and the runtime's).  A tuple gets one type variable per class,
 # so that the union keeps each class (a single variable would be solved to
 # their join); past six classes, or a tuple of unknown length, it is the join.
-# Nothing imports this at run time.
+# Nothing imports this at run time.  The overloads overlap where a tuple of
+# Exceptions is also one of BaseExceptions: the first that applies is meant.
+# mypy: disable-error-code="overload-overlap"
 
 from typing import overload
 
@@ -45,17 +47,29 @@ def group(types: tuple[type[_E1], type[_E2], type[_E3]], /) -> type[ExceptionGro
 @overload
 def group(types: tuple[type[_B1], type[_B2], type[_B3]], /) -> type[BaseExceptionGroup[_B1 | _B2 | _B3]]: ...
 @overload
-def group(types: tuple[type[_E1], type[_E2], type[_E3], type[_E4]], /) -> type[ExceptionGroup[_E1 | _E2 | _E3 | _E4]]: ...
+def group(
+    types: tuple[type[_E1], type[_E2], type[_E3], type[_E4]], /
+) -> type[ExceptionGroup[_E1 | _E2 | _E3 | _E4]]: ...
 @overload
-def group(types: tuple[type[_B1], type[_B2], type[_B3], type[_B4]], /) -> type[BaseExceptionGroup[_B1 | _B2 | _B3 | _B4]]: ...
+def group(
+    types: tuple[type[_B1], type[_B2], type[_B3], type[_B4]], /
+) -> type[BaseExceptionGroup[_B1 | _B2 | _B3 | _B4]]: ...
 @overload
-def group(types: tuple[type[_E1], type[_E2], type[_E3], type[_E4], type[_E5]], /) -> type[ExceptionGroup[_E1 | _E2 | _E3 | _E4 | _E5]]: ...
+def group(
+    types: tuple[type[_E1], type[_E2], type[_E3], type[_E4], type[_E5]], /
+) -> type[ExceptionGroup[_E1 | _E2 | _E3 | _E4 | _E5]]: ...
 @overload
-def group(types: tuple[type[_B1], type[_B2], type[_B3], type[_B4], type[_B5]], /) -> type[BaseExceptionGroup[_B1 | _B2 | _B3 | _B4 | _B5]]: ...
+def group(
+    types: tuple[type[_B1], type[_B2], type[_B3], type[_B4], type[_B5]], /
+) -> type[BaseExceptionGroup[_B1 | _B2 | _B3 | _B4 | _B5]]: ...
 @overload
-def group(types: tuple[type[_E1], type[_E2], type[_E3], type[_E4], type[_E5], type[_E6]], /) -> type[ExceptionGroup[_E1 | _E2 | _E3 | _E4 | _E5 | _E6]]: ...
+def group(
+    types: tuple[type[_E1], type[_E2], type[_E3], type[_E4], type[_E5], type[_E6]], /
+) -> type[ExceptionGroup[_E1 | _E2 | _E3 | _E4 | _E5 | _E6]]: ...
 @overload
-def group(types: tuple[type[_B1], type[_B2], type[_B3], type[_B4], type[_B5], type[_B6]], /) -> type[BaseExceptionGroup[_B1 | _B2 | _B3 | _B4 | _B5 | _B6]]: ...
+def group(
+    types: tuple[type[_B1], type[_B2], type[_B3], type[_B4], type[_B5], type[_B6]], /
+) -> type[BaseExceptionGroup[_B1 | _B2 | _B3 | _B4 | _B5 | _B6]]: ...
 @overload
 def group(types: tuple[type[_E1], ...], /) -> type[ExceptionGroup[_E1]]: ...
 @overload

@@ -57,7 +57,7 @@ def stub(source: "Union[str, bytes]", filename: str = "<unknown>") -> "Optional[
     mark(tree, scan.stars)
     import ast
 
-    edits: "List[Tuple[int, int, str]]" = []  # (line, byte column, inserted text)
+    edits: List[Tuple[int, int, str]] = []  # (line, byte column, inserted text)
     for node in ast.walk(tree):
         if isinstance(node, ast.ExceptHandler) and getattr(node, "exceptstar_star", False):
             types = node.type

@@ -23,7 +23,7 @@ def finalize(dist: "Any") -> None:
     """The entry point: wrap ``dist``'s ``build_py`` (whichever class it is, set now or later)."""
     if not required_by_project(os.getcwd()):
         return
-    made: "Dict[Any, Any]" = {}
+    made: Dict[Any, Any] = {}
     get_command_class = dist.get_command_class
 
     # Asked when the command is run, so a build_py set by setup.py or
@@ -58,7 +58,7 @@ def required_by_project(root: str) -> bool:
 
 
 def _with_stubs(base: "Any") -> "Any":
-    class build_py(base):  # type: ignore[misc, valid-type]
+    class build_py(base):  # type: ignore[misc]
         __doc__ = base.__doc__
 
         def run(self) -> None:
