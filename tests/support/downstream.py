@@ -98,6 +98,15 @@ class Fanout(Generic[R]):
             raise ExceptionGroup("tasks failed", errors)
         return self.results
 
+    def run_collecting(self) -> list[R]:
+        """The results of the tasks that did not fail; the failures kept in ``errors``."""
+        self.errors = None
+        try:
+            self.run()
+        except* Exception as group:
+            self.errors = group
+        return self.results
+
     def run_until_interrupted(self) -> list[R]:
         try:
             self.run()
@@ -221,6 +230,8 @@ fanout = Fanout([fetch])
 reveal_type(fanout.results)
 reveal_type(fanout.interrupted)
 reveal_type(fanout.run_until_interrupted())
+reveal_type(fanout.errors)
+fanout.errors.exceptions
 results, failed = gather_all([fetch])
 reveal_type(results)
 reveal_type(failed)
@@ -287,8 +298,9 @@ def install(python: str, wheel: Path) -> Path:
 
 def normalized(output: str, site: Path) -> str:
     """A checker's report with what differs by construction made equal: the folder of the
-    installed library, the stub's suffix (its lines are the module's), and the name of the
-    group classes on a 3.8-3.10 target (exceptstar's generic declarations of the built-ins)."""
+    installed library, the stub's suffix (its lines are the module's), and the module of the
+    group classes (on a 3.8-3.10 target exceptstar's generic declarations of the built-ins;
+    mypy 1 names the built-ins' module, mypy 2 only others)."""
     output = output.replace(str(site), "<site-packages>").replace(str(site.resolve()), "<site-packages>")
     output = re.sub(r"(gatherkit[/\\]\w+)\.pyi\b", r"\1.py", output)
-    return output.replace("exceptstar._group_types.", "builtins.")
+    return re.sub(r"\b(?:builtins|exceptstar\._group_types)\.((?:Base)?ExceptionGroup)\b", r"\1", output)
