@@ -56,7 +56,8 @@ def interpreter(target: str) -> str:
 @pytest.fixture(scope="module")
 def builder() -> str:
     tool("basedpyright")  # only in the newest linting environment: one run makes and uses the environments
-    return venv(sys.executable, ["build", "setuptools>=64", "hatchling", "-e", str(ROOT)])
+    # editables: what hatchling asks for to build an editable wheel.
+    return venv(sys.executable, ["build", "setuptools>=64", "hatchling", "editables", "-e", str(ROOT)])
 
 
 @pytest.fixture(scope="module")
@@ -161,3 +162,16 @@ def test_readme_shows_the_settings_built_here() -> None:
     for backend, block in zip(BACKENDS, blocks):
         for table in block.split("\n\n"):
             assert table.strip() + "\n" in PYPROJECT[backend]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_editable_install_and_sources_get_no_stub(backend: str, builder: str, tmp_path: Path) -> None:
+    """The project's own checks read its modules: nothing is written beside them, nor installed for them."""
+    project = write_library(tmp_path / "project", backend)
+    proc = subprocess.run([builder, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
+                           "--no-build-isolation", "--target", str(tmp_path / "site"), "-e", str(project)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(path.name for path in tmp_path.rglob("*.pyi")) == []
+    assert sorted(str(path.relative_to(project)) for path in project.rglob("*.py")) == \
+        sorted(name for name in LIBRARY if name.endswith(".py"))
