@@ -107,6 +107,13 @@ def test_invalid_source_is_exceptstars_syntax_error(source: str) -> None:
         (expected.value.msg, expected.value.lineno, expected.value.offset)
 
 
+def test_lines_are_the_tokenizers() -> None:
+    """A form feed or a line separator in a line ends no line for the parser, so none in the stub."""
+    source = "\f\nx = 'a\u2028b'  # \x0c\ntry:\n    pass\nexcept* ValueError as e:\n    pass\n"
+    text = stub(source, "mod.py")
+    assert text == source.replace("except* ValueError", "except  _exceptstar_group(ValueError)") + IMPORT
+
+
 def test_coding_cookie_and_bom() -> None:
     source = "\ufeff# -*- coding: utf-8 -*-\ntry:\n    s = 'é'\nexcept* ValueError as e:\n    pass\n"
     text = stub(source.encode("utf-8"), "mod.py")

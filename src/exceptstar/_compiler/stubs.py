@@ -23,6 +23,7 @@ a module's under ``--no-implicit-reexport`` (part of ``--strict``).
 import builtins
 
 from exceptstar._compiler.source import Scan, has_except_star, mark, source_text
+from exceptstar._compiler.syntax import lines as source_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,7 +65,7 @@ def stub(source: "Union[str, bytes]", filename: str = "<unknown>") -> "Optional[
             assert types is not None and types.end_lineno is not None and types.end_col_offset is not None
             edits.append((types.lineno, types.col_offset, f"{GROUP}("))
             edits.append((types.end_lineno, types.end_col_offset, ")"))
-    lines = [line.encode("utf-8") for line in scan.rewritten.splitlines(True)]
+    lines = [line.encode("utf-8") for line in source_lines(scan.rewritten)]
     # From the end, so that each edit's column is still where the tree put it.
     for row, column, inserted in sorted(edits, reverse=True):
         line = lines[row - 1]
