@@ -11,9 +11,7 @@
 # Exceptions is also one of BaseExceptions: the first that applies is meant.
 # mypy: disable-error-code="overload-overlap"
 
-from typing import overload
-
-from typing_extensions import TypeVar
+from typing import TypeVar, overload
 
 from exceptstar import BaseExceptionGroup, ExceptionGroup
 

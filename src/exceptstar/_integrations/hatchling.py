@@ -59,6 +59,11 @@ class StubsHook(BuildHookInterface):  # type: ignore[misc, type-arg, unused-igno
             self.folder = None
 
 
-@hookimpl  # type: ignore[misc, unused-ignore]
-def hatch_register_build_hook() -> "Type[StubsHook]":
+def _register() -> "Type[StubsHook]":
     return StubsHook
+
+
+# Called rather than applied as a decorator: hatchling's marker is untyped where
+# hatchling is not installed (the linting environment), and mypy names that
+# differently from version to version.
+hatch_register_build_hook = hookimpl(_register)
