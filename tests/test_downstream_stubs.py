@@ -6,7 +6,7 @@ the wheel has a ``.pyi`` stub for each module that uses ``except*`` and for
 no other, the sdist is the sources.  The wheel is installed into 3.8, 3.9
 and 3.10 environments, where a user's module with planted errors is checked
 by ``mypy --strict`` (the newest mypy that runs on each: 1.14 on 3.8, 1.19 on
-3.9, 2.x on 3.10) at that target and by basedpyright (strict) at that target;
+3.9, 2.x on 3.10) at that target and by pyright and basedpyright (strict) there;
 the reports must be those of the same tool version on native 3.11+ at a 3.11
 target, with the library's modules themselves installed (the same wheel, its
 stubs taken out).  Both wheels are compared file by file; each is checked
@@ -57,7 +57,7 @@ def interpreter(target: str) -> str:
 def builder() -> str:
     tool("basedpyright")  # only in the newest linting environment: one run makes and uses the environments
     # editables: what hatchling asks for to build an editable wheel.
-    return venv(sys.executable, ["build", "setuptools>=64", "hatchling", "editables", "-e", str(ROOT)])
+    return venv(sys.executable, ["build", "setuptools>=64", "hatchling", "editables", "pyright", "-e", str(ROOT)])
 
 
 @pytest.fixture(scope="module")
@@ -131,24 +131,26 @@ def test_mypy_strict_downstream(backend: str, target: str, built: dict[str, tupl
         (expected.returncode, normalized(expected.stdout + expected.stderr, native_site))
 
 
-def _basedpyright(python: str, target: str, folder: Path) -> subprocess.CompletedProcess[str]:
+def _pyright(command: list[str], python: str, target: str, folder: Path) -> subprocess.CompletedProcess[str]:
     (folder / "pyrightconfig.json").write_text(json.dumps({"pythonVersion": target, "typeCheckingMode": "strict"}))
-    return subprocess.run([tool("basedpyright"), "--pythonpath", python, "user.py"],
-                          cwd=folder, capture_output=True, text=True)
+    return subprocess.run([*command, "--pythonpath", python, "user.py"], cwd=folder, capture_output=True, text=True)
 
 
+@pytest.mark.parametrize("checker", ["basedpyright", "pyright"])
 @pytest.mark.parametrize(("backend", "target"), CHECKED)
-def test_basedpyright_downstream(backend: str, target: str, built: dict[str, tuple[Path, Path]],
-                                 tmp_path: Path) -> None:
+def test_pyright_downstream(checker: str, backend: str, target: str, built: dict[str, tuple[Path, Path]],
+                            builder: str, tmp_path: Path) -> None:
+    # basedpyright: the linting environment's; pyright: the builder's (the same on both sides).
+    command = [tool("basedpyright")] if checker == "basedpyright" else [builder, "-m", "pyright"]
     wheel, _ = built[backend]
     native = native_python()
     assert native is not None
     user = venv(interpreter(target), [MYPY[target], "-e", str(ROOT)])
     reference = venv(native, [MYPY[target], "-e", str(ROOT)])
     site = install(user, wheel)
-    checked = _basedpyright(user, target, _user_folder(tmp_path, "user"))
+    checked = _pyright(command, user, target, _user_folder(tmp_path, "user"))
     native_site = _sources_installed(reference, wheel)
-    expected = _basedpyright(reference, "3.11", _user_folder(tmp_path, "native"))
+    expected = _pyright(command, reference, "3.11", _user_folder(tmp_path, "native"))
     assert expected.returncode == 1 and "reportArgumentType" in expected.stdout, expected
     assert normalized(checked.stdout, site).replace(str(tmp_path / "user"), "<user>") == \
         normalized(expected.stdout, native_site).replace(str(tmp_path / "native"), "<user>")
