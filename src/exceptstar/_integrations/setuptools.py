@@ -21,8 +21,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def finalize(dist: "Any") -> None:
     """The entry point: wrap ``dist``'s ``build_py`` (whichever class it is, set now or later)."""
-    if not required_by_project(os.getcwd()):
-        return
+    if getattr(dist, "_exceptstar_stubs", False) or not required_by_project(os.getcwd()):
+        return  # wrapped already (the options finalized again), or not a project of ours
+    dist._exceptstar_stubs = True
     made: Dict[Any, Any] = {}
     get_command_class = dist.get_command_class
 
