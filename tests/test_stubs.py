@@ -200,3 +200,19 @@ def test_pyright_infers_no_return_type_from_a_stub(tmp_path: Path) -> None:
         (folder / "user.py").write_text("from mod import unannotated\nreveal_type(unannotated)\n")
     assert _basedpyright(module, "3.11") == ["(x: int) -> list[int]"]
     assert _basedpyright(with_stub, "3.11") == ["(x: int) -> Unknown"]
+
+
+@pytest.mark.parametrize(("requires", "expected"), [
+    ('["setuptools>=64", "exceptstar"]', True),
+    ('["setuptools", "ExceptStar >= 0.3 ; python_version < \'3.11\'"]', True),
+    ('["setuptools", "exceptstar[test]==0.3.0"]', True),
+    ('["setuptools", "exceptstar-tools"]', False),
+    ('["setuptools"]', False),
+])
+def test_setuptools_builds_stubs_for_projects_that_require_exceptstar(requires: str, expected: bool,
+                                                                       tmp_path: Path) -> None:
+    from exceptstar._integrations.setuptools import required_by_project
+
+    assert not required_by_project(str(tmp_path))  # no pyproject.toml
+    (tmp_path / "pyproject.toml").write_text(f"[build-system]\nrequires = {requires}\n")
+    assert required_by_project(str(tmp_path)) is expected

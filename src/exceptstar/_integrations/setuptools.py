@@ -45,17 +45,29 @@ def required_by_project(root: str) -> bool:
     path = os.path.join(root, "pyproject.toml")
     if not os.path.isfile(path):
         return False
-    try:
-        import tomllib  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:  # 3.8-3.10: setuptools makes its vendored tomli importable
-        import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
+    toml = _toml_reader()
+    if toml is None:
+        return False
     with open(path, "rb") as file:
-        requires = tomllib.load(file).get("build-system", {}).get("requires", [])
+        requires = toml.load(file).get("build-system", {}).get("requires", [])
     for requirement in requires:
         name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
         if name and re.sub(r"[-_.]+", "-", name.group(1)).lower() == "exceptstar":
             return True
     return False
+
+
+def _toml_reader() -> "Any":
+    """tomllib, or on 3.8-3.10 the tomli that setuptools brings (importable from 71 on, under
+    ``setuptools.extern`` before); None without one, and then no stubs rather than a failed build."""
+    import importlib
+
+    for name in ("tomllib", "tomli", "setuptools.extern.tomli"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            pass
+    return None
 
 
 def _with_stubs(base: "Any") -> "Any":
