@@ -1,8 +1,8 @@
-"""The command line: ``python -m exceptstar demo | run | check | show | config | compileall | pyinstaller``.
+"""The command line: ``python -m exceptstar demo | run | check | show | config | coldstart | compileall | pyinstaller``.
 
 This module owns the usage text and the dispatch; each command is a module
 of this wing (``run``, ``check``, ``tools`` for ``show`` and ``config``,
-``demo``, ``compileall``, ``pyinstaller``), imported only when its command runs.
+``demo``, ``coldstart``, ``compileall``, ``pyinstaller``), imported only when its command runs.
 """
 
 import sys
@@ -21,6 +21,7 @@ usage: python -m exceptstar demo
        python -m exceptstar check PATH...
        python -m exceptstar show FILE
        python -m exceptstar config ruff|mypy|pyright|flake8|black|coverage [PATH...]
+       python -m exceptstar coldstart [PATH...]
        python -m exceptstar compileall [compileall's options] [PATH...]
        python -m exceptstar pyinstaller [PyInstaller's options] SCRIPT
 
@@ -29,6 +30,7 @@ run    run a program as python does, with except* available on every version
 check  report every invalid use of except* in the files and folders given
 show   print the transformed source (what runs on 3.8-3.10), with the original line numbers
 config print a tool's settings for the files that use except* (default PATH: .)
+coldstart   list the modules that every start transforms again (no valid cache), and the fix
 compileall  python -m compileall, writing the transformed bytecode of the files that use except*
 pyinstaller PyInstaller, bundling the transformed code of the modules that use except*
 """
@@ -56,6 +58,10 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
         from exceptstar._commands import tools
 
         return tools.show(args[0]) if command == "show" else tools.config(args[0], args[1:])
+    if command == "coldstart":
+        from exceptstar._commands import coldstart
+
+        return coldstart.main(args)
     if command == "compileall":
         from exceptstar._commands import compileall
 
