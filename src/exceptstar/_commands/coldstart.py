@@ -175,7 +175,7 @@ def _zipped_star_modules(archive: str) -> "List[str]":
     found: List[str] = []
     try:
         with zipfile.ZipFile(archive) as zipped:
-            for name in zipped.namelist():
+            for name in sorted(zipped.namelist()):
                 source = zipped.read(name) if name.endswith(".py") else b""
                 if transform.has_except_star(source) and _uses_except_star(source, name):
                     found.append(os.path.join(archive, name))
