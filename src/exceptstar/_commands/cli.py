@@ -1,8 +1,9 @@
-"""The command line: ``python -m exceptstar demo | run | check | show | config | coldstart | compileall | pyinstaller``.
+"""The command line: ``python -m exceptstar COMMAND`` (the ``exceptstar`` script).
 
 This module owns the usage text and the dispatch; each command is a module
 of this wing (``run``, ``check``, ``tools`` for ``show`` and ``config``,
-``demo``, ``coldstart``, ``compileall``, ``pyinstaller``), imported only when its command runs.
+``demo``, ``coldstart``, ``compileall``, ``pyinstaller``, ``nuitka``),
+imported only when its command runs.
 """
 
 import sys
@@ -24,6 +25,7 @@ usage: python -m exceptstar demo
        python -m exceptstar coldstart [PATH...]
        python -m exceptstar compileall [compileall's options] [PATH...]
        python -m exceptstar pyinstaller [PyInstaller's options] SCRIPT
+       python -m exceptstar nuitka [Nuitka's options] SCRIPT
 
 demo   run a small program written with except* (the default)
 run    run a program as python does, with except* available on every version
@@ -33,6 +35,7 @@ config print a tool's settings for the files that use except* (default PATH: .)
 coldstart   list the modules that every start transforms again (no valid cache), and the fix
 compileall  python -m compileall, writing the transformed bytecode of the files that use except*
 pyinstaller PyInstaller, bundling the transformed code of the modules that use except*
+nuitka      Nuitka, compiling the modules that use except* (their transformed tree)
 """
 
 
@@ -70,6 +73,10 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
         from exceptstar._commands import pyinstaller
 
         return pyinstaller.main(args)
+    if command == "nuitka":
+        from exceptstar._commands import nuitka
+
+        return nuitka.main(args)
     if command in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0
