@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import pytest
-from support.processes import PURE_HERE, child_env
+from support.processes import PURE_HERE, ROOT, child_env
 
 SITE = {
     "mylib/__init__.py": "NOTE = 'except* lives in jobs'\n",
@@ -200,3 +200,14 @@ def test_native_transforms_nothing(tmp_path: Path) -> None:
                           text=True, env=child_env(False), timeout=60)
     assert (proc.returncode, proc.stdout) == (0, "exceptstar coldstart: except* is native on this Python: "
                                                  "no module is transformed\n")
+
+
+def test_readme_example_is_what_the_command_prints(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = next(block for block in readme.split("```text\n") if block.startswith("$ docker run --rm myimage"))
+    shown = block.split("```")[0].splitlines()[1:]
+    site = make_site(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "exceptstar", "coldstart", str(site)], capture_output=True, text=True,
+                          env=env(site, PYTHONDONTWRITEBYTECODE="1"), timeout=60)
+    printed = proc.stdout.replace(str(site), "/usr/local/lib/python3.10/site-packages")
+    assert printed.replace(sys.executable, "/usr/local/bin/python").splitlines() == shown

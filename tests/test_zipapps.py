@@ -6,7 +6,9 @@ unhandled: its output, the printed traceback (source lines read from inside
 the zip file or from where shiv and pex extract it) and exit status must be
 those of the same app built by the same tool on native 3.13 (3.8-3.10 draw
 no carets: those lines are left out, and so are the folders that differ).
-``coldstart`` names the zipapp's modules, which zipimport never caches.  On
+``coldstart`` names the zipapp's modules, which zipimport never caches, and
+none after a first start of the shiv and pex apps, which run from where they
+are extracted.  On
 3.11+ the native app alone is checked.  shiv and pex are installed in the
 3.10 and 3.13 environments only.
 """
@@ -125,6 +127,15 @@ def test_app_runs_as_on_native(tmp_path: Path, tool: str) -> None:
     if sys.version_info < (3, 11):
         ours = run(build(tool, Path(sys.executable).parent, tmp_path / "ours"), tmp_path / "ours")
         assert ours == theirs
+        if tool != "zipapp":
+            # shiv and pex run the app from where they extract it: the first start left the hook's cache there.
+            extracted = tmp_path / "ours" / ("shiv-root" if tool == "shiv" else "pex-root")
+            proc = subprocess.run([sys.executable, "-m", "exceptstar", "coldstart", str(extracted)],
+                                  capture_output=True, text=True, env=dict(env(tmp_path), PYTHONPATH=str(SRC)),
+                                  timeout=60)
+            assert (proc.returncode, proc.stdout) == (
+                0, "exceptstar coldstart: every module that uses except* has valid transformed bytecode\n")
+            assert list(extracted.rglob("jobs.*.exceptstar-*.pyc"))
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+: except* is native")
