@@ -6,9 +6,10 @@ unhandled: its output, the printed traceback (source lines read from inside
 the zip file or from where shiv and pex extract it) and exit status must be
 those of the same app built by the same tool on native 3.13 (3.8-3.10 draw
 no carets: those lines are left out, and so are the folders that differ).
-``coldstart`` names the zipapp's modules, which zipimport never caches, and
-none after a first start of the shiv and pex apps, which run from where they
-are extracted.  On
+``coldstart`` names the zipapp's modules, which zipimport never caches (and
+none once ``compileall -b`` wrote ``mod.pyc`` beside them before zipping,
+which a start then runs without transforming), and none after a first start
+of the shiv and pex apps, which run from where they are extracted.  On
 3.11+ the native app alone is checked.  shiv and pex are installed in the
 3.10 and 3.13 environments only.
 """
@@ -138,11 +139,40 @@ def test_app_runs_as_on_native(tmp_path: Path, tool: str) -> None:
             assert list(extracted.rglob("jobs.*.exceptstar-*.pyc"))
 
 
+# Runs a zipapp as `python app.pyz` does, then says whether this start transformed anything.
+TRANSFORMED = """\
+import runpy, sys
+try:
+    runpy.run_path(sys.argv[1], run_name="__main__")
+finally:
+    print("transformed:", "exceptstar._compiler.rewrite" in sys.modules)
+"""
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+: except* is native")
-def test_coldstart_names_the_zipapps_modules(tmp_path: Path) -> None:
-    command = build("zipapp", Path(sys.executable).parent, tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "exceptstar", "coldstart", command[1]], capture_output=True,
-                          text=True, env=dict(env(tmp_path), PYTHONPATH=str(SRC)), timeout=60)
-    assert proc.returncode == 1
-    assert proc.stdout.splitlines()[:2] == [f"{command[1]}/app/{name}.py: in a zip file, where source modules are "
+def test_coldstart_names_the_zipapps_modules_and_compileall_b_fixes_them(tmp_path: Path) -> None:
+    def check(app: str) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+        cold = subprocess.run([sys.executable, "-m", "exceptstar", "coldstart", app], capture_output=True,
+                              text=True, env=dict(env(tmp_path), PYTHONPATH=str(SRC)), timeout=60)
+        started = subprocess.run([sys.executable, "-c", TRANSFORMED, app], capture_output=True, text=True,
+                                 env=env(tmp_path), timeout=60)
+        return cold, started
+
+    app = build("zipapp", Path(sys.executable).parent, tmp_path)[1]
+    cold, started = check(app)
+    assert cold.returncode == 1 and started.stdout.endswith("transformed: True\n")
+    assert cold.stdout.splitlines()[:2] == [f"{app}/app/{name}.py: in a zip file, where source modules are "
                                             "never cached" for name in ("cli", "jobs")]
+    assert cold.stdout.splitlines()[-1].endswith(" -m exceptstar compileall -q -b FOLDER")
+    # The fix it names: the legacy mod.pyc beside each module, written before zipping.
+    sources = tmp_path / "sources"
+    for command in ([sys.executable, "-m", "exceptstar", "compileall", "-q", "-b", str(sources / "app")],
+                    [sys.executable, "-m", "zipapp", str(sources), "-m", "app.start:main", "-o", "fixed.pyz"]):
+        assert subprocess.run(command, cwd=tmp_path, env=dict(env(tmp_path), PYTHONPATH=str(SRC))).returncode == 0
+    fixed = str(tmp_path / "fixed.pyz")
+    cold, fixed_start = check(fixed)
+    assert (cold.returncode, cold.stdout) == (
+        0, "exceptstar coldstart: every module that uses except* has valid transformed bytecode\n")
+    assert fixed_start.stdout.replace("transformed: False", "transformed: True") == started.stdout
+    # zipimport keeps a pyc's own file name (the file system's loader fixes it): where it was compiled.
+    assert fixed_start.stderr.replace(fixed, app).replace(str(sources), app) == started.stderr

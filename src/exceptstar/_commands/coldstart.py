@@ -11,8 +11,9 @@ next.  The command reads the caches exactly as the hook reads them (its own
 functions), for this interpreter and its flags, lists each such module with
 the reason, and prints the one command that writes them: ``compileall``.
 Without PATH it looks at everything on ``sys.path`` beyond the standard
-library and the current folder.  Modules inside a zip file are listed too:
-zipimport's source modules are never cached.  Exit status 1 when a module is
+library and the current folder.  Modules inside a zip file are listed too,
+unless a valid legacy ``mod.pyc`` is beside them there (``compileall -b``
+before zipping): zipimport never caches source modules.  Exit status 1 when a module is
 listed.  On 3.11+ nothing is transformed.
 """
 
@@ -21,7 +22,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Dict, List, Optional, Tuple
+    from typing import Any, Dict, List, Optional, Tuple
 
 
 def main(args: "List[str]") -> int:
@@ -62,7 +63,8 @@ def main(args: "List[str]") -> int:
         print("fix: where these files can be written (a Dockerfile's RUN, a package's postinst), run")
         print("    " + fix_command([(root, path) for root, path, _ in cold]))
     if zipped:
-        print("a zip: put the transformed bytecode in it (see the README's deployment section)")
+        print("fix, for a zip: before zipping, run on the folder that is zipped (zipimport runs mod.pyc beside mod.py)")
+        print("    " + _python() + " -m exceptstar compileall -q -b FOLDER")
     return 1
 
 
@@ -140,9 +142,16 @@ def fix_command(cold: "List[Tuple[str, str]]") -> str:
         relative = os.path.relpath(path, root) if os.path.isdir(root) else "."
         first = relative.split(os.sep)[0]
         targets[path if first in (".", relative) else os.path.join(root, first)] = None
+    words = ["-m", "exceptstar", "compileall", "-q", *sorted(targets)]
+    return _python() + " " + " ".join(shlex.quote(word) for word in words)
+
+
+def _python() -> str:
+    """This interpreter and its optimization flag, as a shell word or two."""
+    import shlex
+
     flags = ["-" + "O" * sys.flags.optimize] if sys.flags.optimize else []
-    words = [sys.executable or "python", *flags, "-m", "exceptstar", "compileall", "-q", *sorted(targets)]
-    return " ".join(shlex.quote(word) for word in words)
+    return " ".join(shlex.quote(word) for word in [sys.executable or "python", *flags])
 
 
 def _installed_roots() -> "List[str]":
@@ -168,6 +177,7 @@ def _is_site(folder: str) -> bool:
 
 
 def _zipped_star_modules(archive: str) -> "List[str]":
+    """The modules in a zip file that use ``except*`` and have no valid legacy ``mod.pyc`` beside them."""
     import zipfile
 
     from exceptstar._compiler import transform
@@ -177,11 +187,37 @@ def _zipped_star_modules(archive: str) -> "List[str]":
         with zipfile.ZipFile(archive) as zipped:
             for name in sorted(zipped.namelist()):
                 source = zipped.read(name) if name.endswith(".py") else b""
-                if transform.has_except_star(source) and _uses_except_star(source, name):
+                if (transform.has_except_star(source) and _uses_except_star(source, name)
+                        and not _zipped_pyc_valid(zipped, name, source)):
                     found.append(os.path.join(archive, name))
     except (OSError, zipfile.BadZipFile):
         pass
     return found
+
+
+def _zipped_pyc_valid(zipped: "Any", name: str, source: bytes) -> bool:
+    """Whether zipimport runs ``mod.pyc`` for ``mod.py`` (3.10's ``_unmarshal_code``): a pyc of this
+    interpreter, valid for the source by its hash or by the zip entry's time (within a second) and size."""
+    import _imp
+    import time
+    from importlib._bootstrap_external import _RAW_MAGIC_NUMBER, MAGIC_NUMBER  # type: ignore[attr-defined]
+
+    try:
+        data = zipped.read(name[:-3] + ".pyc")
+    except KeyError:
+        return False
+    flags = int.from_bytes(data[4:8], "little")
+    if data[:4] != MAGIC_NUMBER or flags & ~0b11:
+        return False
+    if flags & 0b01:
+        check = _imp.check_hash_based_pycs
+        if check == "never" or (check == "default" and not flags & 0b10):
+            return True
+        return bool(_imp.source_hash(_RAW_MAGIC_NUMBER, source) == data[8:16])
+    info = zipped.getinfo(name)
+    mtime = time.mktime((*info.date_time, 0, 0, -1))
+    size = int.from_bytes(data[12:16], "little")
+    return abs(int.from_bytes(data[8:12], "little") - mtime) <= 1 and size == len(source)
 
 
 __all__ = ["cold_reason", "fix_command", "main"]
