@@ -13,8 +13,8 @@ the reason, and prints the one command that writes them: ``compileall``.
 Without PATH it looks at everything on ``sys.path`` beyond the standard
 library and the current folder.  Modules inside a zip file are listed too,
 unless a valid legacy ``mod.pyc`` is beside them there (``compileall -b``
-before zipping): zipimport never caches source modules.  Exit status 1 when a module is
-listed.  On 3.11+ nothing is transformed.
+before zipping): zipimport never caches source modules.  Exit status 1 when
+a module is listed.  On 3.11+ nothing is transformed.
 """
 
 import os
