@@ -3,10 +3,12 @@
 The frozen app prints what the same program prints on native 3.11 and
 exits as it does; the bundle holds no source of the app's modules.  Plain
 PyInstaller's analysis on 3.8-3.10 finds such a module invalid (the reason
-for the command).  Plain ``pyinstaller`` builds a working app once the app
-imports exceptstar (exceptstar's hook runs in its process), and stops with a
-non-zero status when a script itself uses ``except*``: never a silent loss.
-A build takes tens of seconds: two builds, and one that stops early.
+for the command).  Plain ``pyinstaller`` builds a working app where
+exceptstar is installed, whether the app imports exceptstar or is one run by
+``python -m exceptstar run`` (exceptstar's hooks run in its process), and
+stops with a non-zero status when a script itself uses ``except*``: never a
+silent loss.  A build takes tens of seconds: three builds on 3.8-3.10 (two on
+3.11+), and one that stops early.
 PyInstaller is heavy: the matrix installs it in the 3.10 and 3.13
 environments only.
 """
@@ -120,8 +122,16 @@ IMPORTING_APP = {
 }
 
 
-def test_plain_pyinstaller_builds_an_app_that_imports_exceptstar(tmp_path: Path) -> None:
-    for name, text in IMPORTING_APP.items():
+# The same app run by `python -m exceptstar run main.py`: it never imports exceptstar itself.
+RUN_APP = {**IMPORTING_APP, "main.py": "import lib.jobs\n\nprint(lib.READY, lib.jobs.run_jobs())\n"}
+
+
+@pytest.mark.parametrize("app", [
+    IMPORTING_APP,
+    pytest.param(RUN_APP, marks=pytest.mark.skipif(sys.version_info >= (3, 11), reason="the same app natively")),
+], ids=["imports exceptstar", "never imports exceptstar"])
+def test_plain_pyinstaller_builds_a_working_app(tmp_path: Path, app: dict[str, str]) -> None:
+    for name, text in app.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     proc = subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--onedir",

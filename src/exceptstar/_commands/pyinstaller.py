@@ -3,10 +3,10 @@
 PyInstaller reads every module it bundles with the built-in ``compile``
 (modulegraph's analysis, then the code it writes into the archive), which
 3.8-3.10 refuse on ``except*``: the module is left out as "invalid" and the
-frozen app fails with ``ModuleNotFoundError``.  exceptstar's own hook mends
-that inside plain ``pyinstaller`` only for an app that imports exceptstar and
-whose scripts hold no ``except*`` (``_integrations.pyinstaller``), so this
-command runs PyInstaller's own entry point in this process with exceptstar's
+frozen app fails with ``ModuleNotFoundError``.  exceptstar's hooks mend
+that inside plain ``pyinstaller`` (``_integrations.pyinstaller``), except
+for the scripts themselves, compiled before any hook runs; so this command
+runs PyInstaller's own entry point in this process with exceptstar's
 ``compile`` in place from the start: the archive then holds the transformed
 code and no source.  Transformed code names exceptstar only through the builtin
 ``__exceptstar__``, so the command also bundles exceptstar (a hidden import

@@ -7,9 +7,9 @@ becomes an ``InvalidSourceModule``, is left out, and the frozen app fails with
 ``ModuleNotFoundError``.  ``patch_build`` gives those two modules exceptstar's
 ``compile`` (a module global shadows the built-in for their own calls only).
 
-``readmit`` is for a build already under way: exceptstar's own PyInstaller
-hook (``pyinstaller_hooks/hook-exceptstar.py``) runs inside plain
-``pyinstaller``'s process once the app imports exceptstar, after the modules
+``readmit`` is for a build already under way: exceptstar's PyInstaller hooks
+(``pyinstaller_hooks``: one for ``genericpath``, in every app, and
+exceptstar's own) run inside plain ``pyinstaller``'s process after the modules
 the scripts import were analysed; it compiles again each module found invalid
 only for its ``except*`` (and a package whose ``__init__`` was), makes it a
 source module with its code, and adds what it imports to the graph.  A script
