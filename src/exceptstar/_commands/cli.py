@@ -1,8 +1,10 @@
-"""The command line: ``python -m exceptstar demo | run | check | show | config | compileall | pyinstaller | pyright``.
+"""The command line: ``python -m exceptstar COMMAND`` (the ``exceptstar`` script).
 
 This module owns the usage text and the dispatch; each command is a module
 of this wing (``run``, ``check``, ``tools`` for ``show`` and ``config``,
-``demo``, ``compileall``, ``pyinstaller``, ``pyright`` for both pyrights), imported only when its command runs.
+``demo``, ``coldstart``, ``compileall``, ``pyinstaller``, ``nuitka``, ``pyright``
+for both pyrights),
+imported only when its command runs.
 """
 
 import sys
@@ -23,17 +25,21 @@ usage: python -m exceptstar demo
        python -m exceptstar config ruff|mypy|flake8|black|coverage [PATH...]
        python -m exceptstar config pyright|basedpyright [--target=3.X] [PATH...]
        python -m exceptstar pyright|basedpyright [the tool's arguments]
+       python -m exceptstar coldstart [PATH...]
        python -m exceptstar compileall [compileall's options] [PATH...]
        python -m exceptstar pyinstaller [PyInstaller's options] SCRIPT
+       python -m exceptstar nuitka [Nuitka's options] SCRIPT
 
 demo   run a small program written with except* (the default)
 run    run a program as python does, with except* available on every version
 check  report every invalid use of except* in the files and folders given
 show   print the transformed source (what runs on 3.8-3.10), with the original line numbers
 config print a tool's settings for the files that use except* (default PATH: .)
+coldstart   list the modules that every start transforms again (no valid cache), and the fix
 compileall  python -m compileall, writing the transformed bytecode of the files that use except*
 pyinstaller PyInstaller, bundling the transformed code of the modules that use except*
 pyright, basedpyright  the tool, after writing the typeshed that config's settings name
+nuitka      Nuitka, compiling the modules that use except* (their transformed tree)
 """
 
 
@@ -59,6 +65,10 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
         from exceptstar._commands import tools
 
         return tools.show(args[0]) if command == "show" else tools.config(args[0], args[1:])
+    if command == "coldstart":
+        from exceptstar._commands import coldstart
+
+        return coldstart.main(args)
     if command == "compileall":
         from exceptstar._commands import compileall
 
@@ -71,6 +81,10 @@ def main(argv: "Optional[Sequence[str]]" = None) -> int:
         from exceptstar._commands import pyright
 
         return pyright.main(command, args)
+    if command == "nuitka":
+        from exceptstar._commands import nuitka
+
+        return nuitka.main(args)
     if command in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0

@@ -3,12 +3,12 @@
 PyInstaller reads every module it bundles with the built-in ``compile``
 (modulegraph's analysis, then the code it writes into the archive), which
 3.8-3.10 refuse on ``except*``: the module is left out as "invalid" and the
-frozen app fails with ``ModuleNotFoundError``.  Its extension points cannot
-change that (``pyinstaller40`` hook directories are discovered in a separate
-process, and hooks run only after modules are analysed), so this command runs
-PyInstaller's own entry point in this process with exceptstar's ``compile``
-in those two modules: the archive then holds the transformed code and no
-source.  Transformed code names exceptstar only through the builtin
+frozen app fails with ``ModuleNotFoundError``.  exceptstar's hooks mend
+that inside plain ``pyinstaller`` (``_integrations.pyinstaller``), except
+for the scripts themselves, compiled before any hook runs; so this command
+runs PyInstaller's own entry point in this process with exceptstar's
+``compile`` in place from the start: the archive then holds the transformed
+code and no source.  Transformed code names exceptstar only through the builtin
 ``__exceptstar__``, so the command also bundles exceptstar (a hidden import
 given through PyInstaller's ``CONF``, which a ``.spec`` build reads too); the
 hook directory exceptstar registers through the ``pyinstaller40`` entry point
@@ -36,14 +36,11 @@ def main(args: "List[str]") -> int:
     from exceptstar._classes import PURE
 
     if PURE:
-        from exceptstar._compiler.transform import compile
+        from exceptstar._integrations import pyinstaller
 
         config: Any = importlib.import_module("PyInstaller.config")
         config.CONF["hiddenimports"] = [*config.CONF.get("hiddenimports", []), "exceptstar._compiler.runtime"]
-        # A module global shadows the built-in for these modules' own calls only.
-        for name in ("PyInstaller.lib.modulegraph.modulegraph", "PyInstaller.building.utils"):
-            module: Any = importlib.import_module(name)
-            module.compile = compile
+        pyinstaller.patch_build()
     # PyInstaller's errors leave as its own SystemExit (a message, or a status), as from its script.
     entry.run(args)
     return 0

@@ -1,0 +1,223 @@
+"""``python -m exceptstar coldstart [PATH...]``: the modules that every start of a program transforms again.
+
+The import hook transforms a module that uses ``except*`` once and keeps the
+result in its bytecode cache (``_compiler.hook``).  Where no valid cache is
+there to read, every process start pays the transformation again: the cache
+was never written (pip's install-time compile fails on such files without a
+word), it is stale, its folder cannot be written (root-owned site-packages, a
+read-only image) or writing is off (``PYTHONDONTWRITEBYTECODE``, ``-B``); a
+new container starts from its image, so a cache written in one is gone in the
+next.  The command reads the caches exactly as the hook reads them (its own
+functions), for this interpreter and its flags, lists each such module with
+the reason, and prints the one command that writes them: ``compileall``.
+Without PATH it looks at everything on ``sys.path`` beyond the standard
+library and the current folder.  Modules inside a zip file are listed too,
+unless a valid legacy ``mod.pyc`` is beside them there (``compileall -b``
+before zipping): zipimport never caches source modules.  Exit status 1 when
+a module is listed.  On 3.11+ nothing is transformed.
+"""
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Dict, List, Optional, Tuple
+
+
+def main(args: "List[str]") -> int:
+    if args[:1] in (["-h"], ["--help"]):
+        sys.stdout.write(USAGE)
+        return 0
+    from exceptstar._classes import PURE
+
+    if not PURE:
+        print("exceptstar coldstart: except* is native on this Python: no module is transformed")
+        return 0
+    roots = list(args) if args else _installed_roots()
+    from exceptstar._commands.check import python_files
+
+    cold: List[Tuple[str, str, str]] = []  # (root, file, reason)
+    zipped: List[str] = []
+    seen = set()
+    for root in roots:
+        if os.path.isfile(root) and not root.endswith(".py"):
+            zipped.extend(_zipped_star_modules(root))
+            continue
+        for path in python_files([root]):
+            reason = None if path in seen else cold_reason(path)
+            seen.add(path)
+            if reason is not None:
+                cold.append((root, path, reason))
+    for _, path, reason in cold:
+        print(f"{path}: {reason}")
+    for path in zipped:
+        print(f"{path}: in a zip file, where source modules are never cached")
+    if not cold and not zipped:
+        print("exceptstar coldstart: every module that uses except* has valid transformed bytecode")
+        return 0
+    count = len(cold) + len(zipped)
+    print(f"exceptstar coldstart: {count} module{' uses' if count == 1 else 's use'} except* with no valid "
+          "transformed bytecode: each start that finds none transforms again")
+    if cold:
+        print("fix: where these files can be written (a Dockerfile's RUN, a package's postinst), run")
+        print("    " + fix_command([(root, path) for root, path, _ in cold]))
+    if zipped:
+        print("fix, for a zip: before zipping, run on the folder that is zipped (zipimport runs mod.pyc beside mod.py)")
+        print("    " + _python() + " -m exceptstar compileall -q -b FOLDER")
+    return 1
+
+
+USAGE = """\
+usage: python -m exceptstar coldstart [PATH...]
+
+Lists the modules that use except* and have no valid transformed bytecode,
+which every start of the program transforms again, and the command that fixes it.
+PATH: folders (an image's site-packages) or files; default: sys.path beyond the
+standard library. Run it with the interpreter, and the flags (-O), that run the program.
+"""
+
+
+def cold_reason(path: str) -> "Optional[str]":
+    """Why the hook would transform ``path`` at every start, or None when it reads a cache (or has no ``except*``)."""
+    from exceptstar._compiler import hook, transform
+
+    try:
+        stat = os.stat(path)
+        with open(path, "rb") as file:
+            source = file.read()
+    except OSError:
+        return None
+    if not transform.has_except_star(source):
+        return None
+    paths = hook.cache_paths(path)
+    header = hook._pyc_header(stat.st_mtime, stat.st_size)
+    if paths is not None and (hook._read_pyc(paths[1], header, path) is not None
+                              or hook._read_pyc(paths[0], header) is not None):
+        return None
+    if not _uses_except_star(source, path):
+        return None
+    missing = paths is None or not os.path.exists(paths[1])
+    state = "no transformed bytecode" if missing else "its transformed bytecode is out of date"
+    if paths is None:
+        return f"{state} (this interpreter keeps no bytecode cache)"
+    if sys.dont_write_bytecode:
+        return f"{state}, and writing bytecode is off (PYTHONDONTWRITEBYTECODE or -B)"
+    folder = _existing_folder(os.path.dirname(paths[1]))
+    if not os.access(folder, os.W_OK):
+        return f"{state}, and {folder} cannot be written"
+    return f"{state} (the first import here writes it; a new container or copy of this tree starts without it)"
+
+
+def _uses_except_star(source: bytes, path: str) -> bool:
+    """Whether the source really holds ``except*``: the cheap test also finds it in strings and comments."""
+    import ast
+
+    try:
+        tree = ast.parse(source, path)
+    except SyntaxError:
+        return True  # 3.8-3.10's parser refuses except* (the import of a broken file fails either way)
+    except ValueError:  # NUL bytes: the import fails either way
+        return False
+    # Pure on 3.11+ (EXCEPTSTAR_PURE=1): the native parser reads it, and the hook transforms it still.
+    return any(type(node).__name__ == "TryStar" for node in ast.walk(tree))
+
+
+def _existing_folder(folder: str) -> str:
+    """The folder the cache is written in, or the nearest existing one above it, where it would be made."""
+    while not os.path.isdir(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return folder
+
+
+def fix_command(cold: "List[Tuple[str, str]]") -> str:
+    """``python -m exceptstar compileall -q`` over the top-level packages and modules holding the cold files."""
+    import shlex
+
+    targets: Dict[str, None] = {}
+    for root, path in cold:
+        relative = os.path.relpath(path, root) if os.path.isdir(root) else "."
+        first = relative.split(os.sep)[0]
+        targets[path if first in (".", relative) else os.path.join(root, first)] = None
+    words = ["-m", "exceptstar", "compileall", "-q", *sorted(targets)]
+    return _python() + " " + " ".join(shlex.quote(word) for word in words)
+
+
+def _python() -> str:
+    """This interpreter and its optimization flag, as a shell word or two."""
+    import shlex
+
+    flags = ["-" + "O" * sys.flags.optimize] if sys.flags.optimize else []
+    return " ".join(shlex.quote(word) for word in [sys.executable or "python", *flags])
+
+
+def _installed_roots() -> "List[str]":
+    """``sys.path`` entries the hook covers: not the standard library, not the current folder."""
+    from exceptstar._compiler.hook import _stdlib_dirs
+
+    stdlib = _stdlib_dirs()
+    here = os.getcwd()
+    roots: List[str] = []
+    for entry in sys.path:
+        folder = os.path.abspath(entry or here)
+        if folder == here or folder in roots or not os.path.exists(folder):
+            continue
+        inside = os.path.join(folder, "")
+        if any(inside.startswith(lib) or lib.startswith(inside) for lib in stdlib) and not _is_site(folder):
+            continue
+        roots.append(folder)
+    return roots
+
+
+def _is_site(folder: str) -> bool:
+    return os.path.basename(folder) in ("site-packages", "dist-packages")
+
+
+def _zipped_star_modules(archive: str) -> "List[str]":
+    """The modules in a zip file that use ``except*`` and have no valid legacy ``mod.pyc`` beside them."""
+    import zipfile
+
+    from exceptstar._compiler import transform
+
+    found: List[str] = []
+    try:
+        with zipfile.ZipFile(archive) as zipped:
+            for name in sorted(zipped.namelist()):
+                source = zipped.read(name) if name.endswith(".py") else b""
+                if (transform.has_except_star(source) and _uses_except_star(source, name)
+                        and not _zipped_pyc_valid(zipped, name, source)):
+                    found.append(os.path.join(archive, name))
+    except (OSError, zipfile.BadZipFile):
+        pass
+    return found
+
+
+def _zipped_pyc_valid(zipped: "Any", name: str, source: bytes) -> bool:
+    """Whether zipimport runs ``mod.pyc`` for ``mod.py`` (3.10's ``_unmarshal_code``): a pyc of this
+    interpreter, valid for the source by its hash or by the zip entry's time (within a second) and size."""
+    import _imp
+    import time
+    from importlib._bootstrap_external import _RAW_MAGIC_NUMBER, MAGIC_NUMBER  # type: ignore[attr-defined]
+
+    try:
+        data = zipped.read(name[:-3] + ".pyc")
+    except KeyError:
+        return False
+    flags = int.from_bytes(data[4:8], "little")
+    if data[:4] != MAGIC_NUMBER or flags & ~0b11:
+        return False
+    if flags & 0b01:
+        check = _imp.check_hash_based_pycs
+        if check == "never" or (check == "default" and not flags & 0b10):
+            return True
+        return bool(_imp.source_hash(_RAW_MAGIC_NUMBER, source) == data[8:16])
+    info = zipped.getinfo(name)
+    mtime = time.mktime((*info.date_time, 0, 0, -1))
+    size = int.from_bytes(data[12:16], "little")
+    return abs(int.from_bytes(data[8:12], "little") - mtime) <= 1 and size == len(source)
+
+
+__all__ = ["cold_reason", "fix_command", "main"]
