@@ -89,6 +89,7 @@ def test_generated_async(scenarios: List[Dict[str, Any]]) -> None:
     check(scenarios, is_async=True)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.skipif(sys.version_info < (3, 11) or PURE, reason="compares pure and native on one 3.11+")
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(SCENARIOS, min_size=5, max_size=10))

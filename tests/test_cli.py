@@ -49,6 +49,7 @@ STAR_PROGRAM = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.needs_processes
 def test_run_script_same_as_python(tmp_path: Path) -> None:
     script = tmp_path / "prog.py"
     script.write_text(PLAIN_PROGRAM.format(path0=str(tmp_path)))
@@ -58,6 +59,7 @@ def test_run_script_same_as_python(tmp_path: Path) -> None:
     assert "prog.py" in plain.stdout and plain.returncode == 1
 
 
+@pytest.mark.needs_processes
 def test_run_module_and_code_same_as_python(tmp_path: Path) -> None:
     (tmp_path / "progmod.py").write_text(PLAIN_PROGRAM.format(path0=str(tmp_path)))
     ours = exceptstar("run", "-m", "progmod", "x", cwd=tmp_path)
@@ -69,6 +71,7 @@ def test_run_module_and_code_same_as_python(tmp_path: Path) -> None:
     assert (ours.stdout, ours.stderr, ours.returncode) == (plain.stdout, plain.stderr, plain.returncode)
 
 
+@pytest.mark.needs_processes
 def test_run_exit_status(tmp_path: Path) -> None:
     for code in ("import sys; sys.exit(3)", "import sys; sys.exit('bye')", "raise SystemExit"):
         ours = exceptstar("run", "-c", code, cwd=tmp_path)
@@ -105,6 +108,7 @@ def test_run_syntax_error_as_native(tmp_path: Path) -> None:
     assert ours.stderr.splitlines()[-1] == reference.stderr.splitlines()[-1]
 
 
+@pytest.mark.needs_processes
 def test_console_accepts_except_star(tmp_path: Path) -> None:
     session = textwrap.dedent("""\
         try:
@@ -121,6 +125,7 @@ def test_console_accepts_except_star(tmp_path: Path) -> None:
     assert ours.returncode == 0
 
 
+@pytest.mark.needs_processes
 def test_demo(tmp_path: Path) -> None:
     ours = exceptstar("demo", cwd=tmp_path)
     assert ours.returncode == 0, ours.stderr
@@ -162,6 +167,7 @@ def test_check_reports_every_error_as_native(tmp_path: Path) -> None:
     assert exceptstar("check", "pkg/ok.py", cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.needs_processes
 def test_check_finds_several_errors_in_one_file(tmp_path: Path) -> None:
     (tmp_path / "many.py").write_text(
         "try:\n    pass\nexcept* A, B:\n    pass\n"
@@ -174,6 +180,7 @@ def test_check_finds_several_errors_in_one_file(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.needs_processes
 def test_run_missing_program_same_as_python(tmp_path: Path) -> None:
     for args in (["./sub/../missing.py"], ["-m", "missing_module"]):
         ours = exceptstar("run", *args, cwd=tmp_path)
@@ -188,6 +195,7 @@ NAMESPACE_PROGRAM = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.needs_processes
 def test_run_main_namespace_and_relative_paths_same_as_python(tmp_path: Path) -> None:
     (tmp_path / "rel.py").write_text(NAMESPACE_PROGRAM)
     ours = exceptstar("run", "rel.py", "z", cwd=tmp_path)

@@ -67,6 +67,7 @@ CONTEXT_LOOPS = {
 }
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("name", sorted(CONTEXT_LOOPS))
 def test_context_loop_is_reported_as_python_does(tmp_path: Path, name: str) -> None:
     # 3.8 hung here: the report ran while the exception was still being handled.
@@ -102,6 +103,7 @@ def _folder_and_zipapp(root: Path, text: str) -> None:
         archive.writestr("__main__.py", text)
 
 
+@pytest.mark.needs_processes
 def test_folder_and_zipapp_run_like_python(tmp_path: Path) -> None:
     _folder_and_zipapp(tmp_path, MAIN_PLAIN)
     for target in ("app", "./app.pyz", str(tmp_path / "app.pyz")):
@@ -119,6 +121,7 @@ def test_folder_and_zipapp_run_like_python(tmp_path: Path) -> None:
     assert "can't find '__main__' module" in ours.stderr
 
 
+@pytest.mark.needs_processes
 def test_folder_and_zipapp_with_except_star_as_native(tmp_path: Path) -> None:
     _folder_and_zipapp(tmp_path, MAIN_STAR)
     # Absolute: 3.8 shows a relative target's paths relative, 3.9+ absolute.
@@ -131,6 +134,7 @@ def test_folder_and_zipapp_with_except_star_as_native(tmp_path: Path) -> None:
         assert "TypeError: 2" in ours.stderr
 
 
+@pytest.mark.needs_processes
 def test_module_run_gets_a_fresh_main_namespace(tmp_path: Path) -> None:
     (tmp_path / "nsmod.py").write_text(MAIN_PLAIN)
     ours = exceptstar("run", "-m", "nsmod", cwd=tmp_path)
@@ -149,6 +153,7 @@ UNREADABLE = {
 }
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("name", sorted(UNREADABLE))
 def test_unreadable_source_reported_as_python_does(tmp_path: Path, name: str) -> None:
     (tmp_path / name).write_bytes(UNREADABLE[name])
@@ -188,6 +193,7 @@ CHECKED = {
 }
 
 
+@pytest.mark.needs_processes
 def test_check_reports_what_compiling_reports(tmp_path: Path) -> None:
     for name, data in CHECKED.items():
         (tmp_path / name).write_bytes(data)
@@ -216,6 +222,7 @@ def test_check_reports_what_compiling_reports(tmp_path: Path) -> None:
     assert 'line 5' in proc.stderr
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("levels", [6, 7, 11])
 def test_check_passes_exactly_what_run_compiles(tmp_path: Path, levels: int) -> None:
     # Transformed code fits fewer nested except* levels on 3.9-3.10 than natively.
@@ -229,6 +236,7 @@ def test_check_passes_exactly_what_run_compiles(tmp_path: Path, levels: int) -> 
         assert checked.stdout == f"deep.py:{line[0]}: {message}\n"
 
 
+@pytest.mark.needs_processes
 def test_check_skips_environments(tmp_path: Path) -> None:
     bad = "try:\n    pass\nexcept* A, B:\n    pass\n"
     for folder in ("venv", "env2", "site-packages", "node_modules", ".tox", "src"):
@@ -244,6 +252,7 @@ def test_check_skips_environments(tmp_path: Path) -> None:
 
 # --- the command line itself ----------------------------------------------------
 
+@pytest.mark.needs_processes
 def test_version(tmp_path: Path) -> None:
     from exceptstar import __version__
 
@@ -252,12 +261,14 @@ def test_version(tmp_path: Path) -> None:
         assert (ours.stdout, ours.returncode) == (f"exceptstar {__version__}\n", 0)
 
 
+@pytest.mark.needs_processes
 def test_help_and_run_help(tmp_path: Path) -> None:
     for args in (["--help"], ["run", "--help"], ["run", "-h"]):
         ours = exceptstar(*args, cwd=tmp_path)
         assert ours.returncode == 0 and ours.stdout.startswith("usage:") and not ours.stderr, args
 
 
+@pytest.mark.needs_processes
 def test_unknown_command_is_named(tmp_path: Path) -> None:
     ours = exceptstar("chek", "src", cwd=tmp_path)
     assert ours.returncode == 2 and not ours.stdout
@@ -309,6 +320,7 @@ def _console_lines(stderr: str) -> list[str]:
     return [line for line in lines[start:] if line != "now exiting InteractiveConsole..."]
 
 
+@pytest.mark.needs_processes
 def test_console_reports_invalid_except_star_as_native(tmp_path: Path) -> None:
     # 3.10's codeop said "incomplete input", a line early; 3.13's codeop gives the error itself.
     ours = exceptstar("run", cwd=tmp_path, stdin=CONSOLE_SESSION)
@@ -341,6 +353,7 @@ BREAKPOINT_PROGRAM = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("how", ["script", "module", "code", "folder"])
 def test_pdb_stack_starts_where_python_starts_it(tmp_path: Path, how: str) -> None:
     (tmp_path / "bp.py").write_text(BREAKPOINT_PROGRAM)

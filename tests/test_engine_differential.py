@@ -38,11 +38,13 @@ def check(scenarios: List[Dict[str, Any]]) -> None:
 CASES = {**HAND_WRITTEN, **HAND_WRITTEN_BAD_TYPES, **HAND_WRITTEN_GENERATORS}
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hand_written(name: str) -> None:
     check([CASES[name]])
 
 
+@pytest.mark.needs_processes
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(SCENARIOS_FOR_ENGINE, min_size=1, max_size=8))
 def test_generated(scenarios: List[Dict[str, Any]]) -> None:

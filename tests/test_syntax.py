@@ -568,6 +568,7 @@ def test_syntax_errors_match_native() -> None:
         assert got == want, name
 
 
+@pytest.mark.needs_processes
 def test_no_except_star_compiles_untouched() -> None:
     code = r'''
 import exceptstar, sys
@@ -581,6 +582,7 @@ print(f1.co_code == f2.co_code and ours.co_code == theirs.co_code)
     assert proc.stdout.strip() == "True", proc.stderr
 
 
+@pytest.mark.needs_processes
 def test_compile_flags_and_modes() -> None:
     code = r'''
 import ast, exceptstar
