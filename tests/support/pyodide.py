@@ -54,30 +54,45 @@ def _command(code: str, cwd: Path | None) -> list[str]:
             "--mount", str(ROOT), "--path", str(ROOT / "src"), "--path", str(ROOT / "tests"), "-c", code]
 
 
-def run(code: str, *, cwd: Path | None = None, env: dict[str, str] | None = None,
-        timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run(code: str, *, args: tuple[str, ...] = (), stdin: str | None = None, cwd: Path | None = None,
+        env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """``python -c code`` in Pyodide's CPython 3.14, exceptstar and ``tests`` importable.
 
     Each run starts Pyodide afresh (seconds): ask it only where 3.13 and 3.14 differ.
     """
     full_env = dict(os.environ, **(env or {}))
-    return subprocess.run(_command(code, cwd), capture_output=True, text=True, env=full_env, timeout=timeout)
+    return subprocess.run([*_command(code, cwd), *args], input=stdin, capture_output=True, text=True,
+                          env=full_env, timeout=timeout)
 
 
-def output(code: str) -> str:
+def output(code: str, stdin: str | None = None) -> str:
     """What ``code`` prints in CPython 3.14; the calling test is skipped where Pyodide is not installed."""
     import pytest
 
     if not available():
         pytest.skip("CPython 3.14 (Pyodide) is not installed here: python3 tools/matrix.py installs it")
-    proc = run(code)
+    proc = run(code, stdin=stdin)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
 
 # One request a line, one answer a line: {"ok": result} or {"error": traceback}.
 SERVER = """
-import importlib, json, sys, traceback
+import asyncio, importlib, json, sys, traceback
+
+def run_to_completion(coroutine, **options):
+    # Pyodide's event loop steps a coroutine from JavaScript, outside the except blocks
+    # around asyncio.run(): sys.exc_info() inside would miss what they handle, which
+    # asyncio's own loop shows. A coroutine that never suspends (the scenarios') runs
+    # to its end in its first step, as a Task's first step would run it.
+    try:
+        coroutine.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coroutine.close()
+    raise RuntimeError("the coroutine suspended: run it with Pyodide's own event loop")
+
+asyncio.run = run_to_completion
 answers, sys.stdout = sys.stdout, sys.stderr  # what the functions print goes to stderr
 for line in sys.stdin:
     module, name, argument = json.loads(line)
