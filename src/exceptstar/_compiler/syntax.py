@@ -233,6 +233,6 @@ def _folds_to_constant(node: "Any") -> bool:
     kind = type(node).__name__
     if kind == "Constant":
         return True
-    return kind == "Name" and node.id == "__debug__"  # type: ignore[no-any-return]
+    return kind == "Name" and node.id == "__debug__"
 
 

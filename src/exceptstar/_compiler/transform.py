@@ -432,15 +432,14 @@ def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
     """
     text = source_text(source, filename)
     scan = Scan(text)
+    # Valid, but not everywhere: a note where no error is.
+    notes = [Problem(UNPARENTHESIZED_NOTE, (row, col + 1, row, col + 1), None)
+             for (row, _), ((_, col), _) in scan.lists.items()]
     try:
         tree = _builtin_compile(scan.rewritten, filename, "exec", _PyCF_ONLY_AST, True)
     except SyntaxError as error:
         scan.restore_text(error)
         position = (error.lineno or 0, error.offset or 0, 0, 0)
-        return [*scan.errors, Problem(f"{type(error).__name__}: {error.msg}", position, error.text)]
+        return [*scan.errors, Problem(f"{type(error).__name__}: {error.msg}", position, error.text), *notes]
     mark(tree, scan.stars, scan.tuples())
-    found = find_problems(tree, scan.stars, text, scan.errors)
-    # Valid, but not everywhere: said (as a note) where no error is.
-    for (row, _), ((_, col), _) in scan.lists.items():
-        found.append(Problem(UNPARENTHESIZED_NOTE, (row, col + 1, row, col + 1), None))
-    return found
+    return [*find_problems(tree, scan.stars, text, scan.errors), *notes]
