@@ -91,6 +91,7 @@ def test_timeout_error_before_3_11() -> None:
     assert with_args.args == ("late",)
 
 
+@pytest.mark.needs_asyncio_loop
 def test_task_object_is_never_replaced() -> None:
     async def main() -> None:
         me = asyncio.current_task()
