@@ -16,7 +16,7 @@ import pytest
 
 NO_PROCESSES = sys.platform in ("emscripten", "wasi")
 REASON = "needs a subprocess, a thread or a socket, which Pyodide (CPython 3.14 in the matrix) has not"
-LOOP_REASON = "needs asyncio's own event loop Pyodide (CPython 3.14 in the matrix) runs its WebLoop"
+LOOP_REASON = "needs asyncio's own event loop, where Pyodide (CPython 3.14 in the matrix) runs its WebLoop"
 
 
 def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
