@@ -29,7 +29,7 @@ def check(scenarios: List[Dict[str, Any]]) -> None:
                  if not (OLD_RERAISE and any("raise_caught" in c["steps"] and c["end"] == "reraise"
                                              for c in s["clauses"]))]
     sources = [render_native(s) for s in scenarios]
-    expected = outcomes.run_native(sources)
+    expected = outcomes.run_newest(sources)
     got = outcomes.run_transformed(sources)
     for source, g, e in zip(sources, got, expected):
         assert g == e, source

@@ -46,3 +46,13 @@ def run_pure(sources: List[str]) -> List[Any]:
 def run_transformed(sources: List[str]) -> List[Any]:
     """The sources where ``exceptstar.compile`` transforms ``except*``: here on 3.8-3.10 or when pure."""
     return run_here(sources) if PURE else run_pure(sources)
+
+
+def run_newest(sources: List[str]) -> List[Any]:
+    """The outcome under the newest CPython's rules, which the transformation and the pure classes follow:
+    here on 3.14+ with the built-ins, else 3.14 as Pyodide where it is installed, else ``run_native``."""
+    if sys.version_info >= (3, 14) and not PURE:
+        return run_here(sources)
+    if pyodide.available():
+        return pyodide.call("scenarios.run_sources", sources)  # type: ignore[no-any-return]
+    return run_native(sources)
