@@ -60,6 +60,7 @@ def test_names() -> None:
         assert exceptstar.socket.create_connection is socket.create_connection
 
 
+@pytest.mark.needs_processes
 def test_import_exceptstar_does_not_import_asyncio() -> None:
     code = "import sys, exceptstar; print(sorted(m for m in sys.modules if 'asyncio' in m or m.endswith('socket')))"
     env = dict(os.environ, PYTHONPATH=str(SRC))
@@ -90,6 +91,7 @@ def test_timeout_error_before_3_11() -> None:
     assert with_args.args == ("late",)
 
 
+@pytest.mark.needs_asyncio_loop
 def test_task_object_is_never_replaced() -> None:
     async def main() -> None:
         me = asyncio.current_task()

@@ -89,10 +89,11 @@ def test_generated_async(scenarios: List[Dict[str, Any]]) -> None:
     check(scenarios, is_async=True)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.skipif(sys.version_info < (3, 11) or PURE, reason="compares pure and native on one 3.11+")
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(SCENARIOS, min_size=5, max_size=10))
 def test_generated_pure_classes(scenarios: List[Dict[str, Any]]) -> None:
-    expected = outcomes.run_native([render_native(s) for s in scenarios])
+    expected = outcomes.run_newest([render_native(s) for s in scenarios])
     got = outcomes.run_pure([render_catch(s) for s in scenarios])
     assert_same(scenarios, without_tb(got), without_tb(expected))

@@ -79,6 +79,7 @@ def pycs(root: Path) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*.pyc"))}
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("options", OPTIONS, ids=" ".join)
 def test_files_without_except_star_as_compileall(tmp_path: Path, options: list[str]) -> None:
     mine, native = tree(tmp_path / "mine", PLAIN), tree(tmp_path / "native", PLAIN)
@@ -89,6 +90,7 @@ def test_files_without_except_star_as_compileall(tmp_path: Path, options: list[s
         assert pycs(mine), "nothing compiled"
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("options", OPTIONS, ids=" ".join)
 def test_files_with_except_star_as_native(tmp_path: Path, options: list[str]) -> None:
     mine, native = tree(tmp_path / "mine", STAR), tree(tmp_path / "native", STAR)
@@ -123,6 +125,7 @@ print(app.star.grab(ValueError(1)), "ast" in sys.modules, "tokenize" in sys.modu
 """
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize(("mode", "flags"), [("timestamp", []), ("checked-hash", []), ("unchecked-hash", []),
                                              ("timestamp", ["-O"])])
 def test_read_only_tree_transforms_nothing(tmp_path: Path, mode: str, flags: list[str]) -> None:
@@ -151,6 +154,7 @@ sys.exit(main(["compileall", "-q", "-j", "2", "app"]))
 """
 
 
+@pytest.mark.needs_processes
 def test_spawned_workers_write_the_transformed_cache(tmp_path: Path) -> None:
     # macOS and Windows start compileall's -j workers afresh: they must transform too.
     root = tree(tmp_path, STAR)
@@ -163,6 +167,7 @@ def test_spawned_workers_write_the_transformed_cache(tmp_path: Path) -> None:
                                   f"app/__pycache__/star.{tag}.pyc"]
 
 
+@pytest.mark.needs_processes
 def test_a_second_run_finds_the_transformed_cache_up_to_date(tmp_path: Path) -> None:
     root = tree(tmp_path, STAR)
     shutil.rmtree(root / "app" / "sub")

@@ -72,6 +72,7 @@ print(json.dumps({{"pure": exceptstar.PURE, "results": out}}))
 """
 
 
+@pytest.mark.needs_processes
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the in-process run above covers 3.8-3.10")
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "native"])
 def test_cpython_suite_on_3_11_plus(pure: bool) -> None:

@@ -134,6 +134,7 @@ def test_cpython(name: str, results: Dict[str, str]) -> None:
     assert outcome == "ok", outcome
 
 
+@pytest.mark.needs_processes
 def test_runs_on_this_interpreter_too() -> None:
     # The formatter run above is the pure-Python one; here the same code path
     # (our TracebackException) is the one this interpreter uses when pure.

@@ -68,6 +68,7 @@ def test_custom_builtins_as_native() -> None:
     assert "OSError 4" in ours.stdout and "types" in ours.stdout
 
 
+@pytest.mark.needs_processes
 def test_normal_builtins_leave_globals_alone() -> None:
     code = textwrap.dedent("""\
         import exceptstar

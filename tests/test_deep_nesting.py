@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
 from support.processes import COMPILE_STAR, run_native, run_python
 
 PROGRAM = r'''
@@ -165,6 +166,7 @@ def native(program: str) -> object:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.needs_processes
 def test_deep_groups_split_and_handle_as_natively() -> None:
     got = here(PROGRAM)
     assert got == native(PROGRAM)
@@ -173,6 +175,7 @@ def test_deep_groups_split_and_handle_as_natively() -> None:
     assert got["except* 9000"][0] == "ExceptionGroup"  # handled, not a RecursionError
 
 
+@pytest.mark.needs_processes
 def test_except_star_needs_a_few_frames_near_the_recursion_limit() -> None:
     got = here(NEAR_THE_LIMIT)
     assert native(NEAR_THE_LIMIT) == {"naked": 0, "group": 0, "nested": 0}

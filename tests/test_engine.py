@@ -119,6 +119,7 @@ def test_reference_counts_stay_balanced() -> None:
     assert (sys.getrefcount(group), sys.getrefcount(ExceptionGroup), sys.getrefcount(ValueError)) == counts
 
 
+@pytest.mark.needs_processes
 def test_handled_exception_is_per_thread() -> None:
     results: List[bool] = []
     barrier = threading.Barrier(4)

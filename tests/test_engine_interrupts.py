@@ -214,6 +214,7 @@ def child(*args: str) -> Any:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.needs_processes
 def test_a_tracer_interrupt_anywhere_in_the_machinery_loses_nothing() -> None:
     results = child("tracer")
     for kind, (outcomes, events) in results.items():
@@ -235,6 +236,7 @@ def test_a_timer_interrupt_at_any_moment_loses_nothing() -> None:
         assert not bad, (kind, bad[:5])
 
 
+@pytest.mark.needs_processes
 def test_an_interrupt_at_the_end_goes_with_the_rest_as_raised_by_the_last_handler() -> None:
     got = child("end")
     native = run_native(NATIVE_END)

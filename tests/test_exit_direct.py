@@ -59,6 +59,7 @@ print(out)
 '''
 
 
+@pytest.mark.needs_processes
 def test_suppress_matches_native_contextlib_suppress() -> None:
     native = run_native(PROGRAM.format(imports="from contextlib import suppress"))
     assert native.returncode == 0, native.stderr

@@ -224,6 +224,7 @@ def compare(program: Path, cases: List[Any]) -> None:
             theirs["show_group"] or ""), case
 
 
+@pytest.mark.needs_processes
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
@@ -252,6 +253,7 @@ def _nested(levels: int) -> Dict[str, Any]:
     return tree
 
 
+@pytest.mark.needs_processes
 def test_the_spec_example_and_its_edges(program: Path) -> None:
     """CPython 3.13's group layout by hand: the example, width and depth truncation, chains inside."""
     spec_example = _group("outer", [
@@ -282,6 +284,7 @@ def _ref(name: str) -> Dict[str, Any]:
     return {"kind": "ref", "name": name}
 
 
+@pytest.mark.needs_processes
 def test_shared_exceptions_are_printed_where_cpython_prints_them(program: Path) -> None:
     """One exception in several places: CPython prints a cause or context once, at
     the place its traversal meets it first, and members every time."""

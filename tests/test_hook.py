@@ -50,6 +50,7 @@ def _transformed(module: str) -> str:
     return f"('__exceptstar__' in {module}.grab.__code__.co_names)"
 
 
+@pytest.mark.needs_processes
 def test_scoped_install_covers_only_the_package(tmp_path: Path) -> None:
     _tree(tmp_path, {
         "mylib/__init__.py": "import exceptstar\nexceptstar.install(__name__)\n",
@@ -75,6 +76,7 @@ def test_scoped_install_covers_only_the_package(tmp_path: Path) -> None:
     assert lines[2] == ("False" if sys.version_info >= (3, 11) else "SyntaxError True")
 
 
+@pytest.mark.needs_processes
 def test_global_install_and_uninstall(tmp_path: Path) -> None:
     _tree(tmp_path, {"a.py": STAR_MODULE, "b.py": STAR_MODULE})
     code = textwrap.dedent(f"""
@@ -96,6 +98,7 @@ def test_global_install_and_uninstall(tmp_path: Path) -> None:
     assert json.loads(proc.stdout) == [True, False, "ExceptStarLoader", "SourceFileLoader"], proc.stderr
 
 
+@pytest.mark.needs_processes
 def test_cache_beside_the_normal_pyc_and_rebuilt_on_change(tmp_path: Path) -> None:
     _tree(tmp_path, {"star.py": STAR_MODULE, "plain.py": PLAIN_MODULE})
     from exceptstar._version import __version__
@@ -133,6 +136,7 @@ def test_cache_beside_the_normal_pyc_and_rebuilt_on_change(tmp_path: Path) -> No
     assert proc.stdout.strip() == "changed ExceptionGroup('', (ValueError(2),))", proc.stderr
 
 
+@pytest.mark.needs_processes
 def test_cache_ignored_when_broken(tmp_path: Path) -> None:
     _tree(tmp_path, {"star.py": STAR_MODULE})
     code = "import exceptstar\nexceptstar.install()\nimport star\nprint(star.grab(ValueError(4)))\n"
@@ -150,6 +154,7 @@ def test_cache_ignored_when_broken(tmp_path: Path) -> None:
         os.chmod(tmp_path / "__pycache__", 0o700)
 
 
+@pytest.mark.needs_processes
 def test_module_without_except_star_is_untouched(tmp_path: Path) -> None:
     _tree(tmp_path, {"plain.py": PLAIN_MODULE + "try:\n    pass\nexcept ValueError:\n    pass\n"})
     code = textwrap.dedent("""
@@ -165,6 +170,7 @@ def test_module_without_except_star_is_untouched(tmp_path: Path) -> None:
     assert proc.stdout.strip() == "True True", proc.stderr
 
 
+@pytest.mark.needs_processes
 def test_tracebacks_and_linecache_keep_the_users_lines(tmp_path: Path) -> None:
     source = textwrap.dedent("""\
         import sys
@@ -209,12 +215,14 @@ def test_tracebacks_and_linecache_keep_the_users_lines(tmp_path: Path) -> None:
         assert lines[lineno - 1].strip() == text
 
 
+@pytest.mark.needs_processes
 def test_install_is_a_no_op_natively() -> None:
     proc = run_python(sys.executable, "import exceptstar, sys\nexceptstar.install()\n"
                       "print(any(type(f).__name__ == 'ExceptStarFinder' for f in sys.meta_path))")
     assert proc.stdout.strip() == ("False" if sys.version_info >= (3, 11) else "True"), proc.stderr
 
 
+@pytest.mark.needs_processes
 def test_cached_code_names_the_tree_where_it_now_is(tmp_path: Path) -> None:
     # As the normal loader does: a moved tree's cached code gets the new file names.
     before = _tree(tmp_path / "before", {"star.py": STAR_MODULE, "plain.py": PLAIN_MODULE})

@@ -75,6 +75,7 @@ def test_loaders_covered_as_native(tree: Path) -> None:
     assert "zip ExceptionGroup('eg', [ValueError(1)])" in ours.stdout
 
 
+@pytest.mark.needs_processes
 def test_uninstall_restores_the_direct_loaders(tree: Path) -> None:
     code = textwrap.dedent(f"""\
         import importlib.util, runpy, exceptstar
@@ -90,6 +91,7 @@ def test_uninstall_restores_the_direct_loaders(tree: Path) -> None:
     assert ours.stdout == "SourceFileLoader\n", ours.stderr
 
 
+@pytest.mark.needs_processes
 def test_install_for_one_package_leaves_direct_loading_alone(tree: Path) -> None:
     code = textwrap.dedent(f"""\
         import importlib.util, runpy, exceptstar

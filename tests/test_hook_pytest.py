@@ -69,6 +69,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("args", [(), ("-p", "exceptstar")], ids=["entry-point", "-p"])
 def test_except_star_test_files_with_assertion_rewriting(project: Path, args: tuple[str, ...]) -> None:
     for _ in range(2):  # the second run reads pytest's cached pyc for the file
@@ -82,6 +83,7 @@ def test_except_star_test_files_with_assertion_rewriting(project: Path, args: tu
     assert any(name.startswith(f"test_star.{tag}-pytest-") and ".exceptstar-" in name for name in cached)
 
 
+@pytest.mark.needs_processes
 def test_plugin_can_be_disabled(project: Path) -> None:
     proc = _pytest(project, "-p", "no:exceptstar")
     if sys.version_info >= (3, 11):
@@ -92,6 +94,7 @@ def test_plugin_can_be_disabled(project: Path) -> None:
         assert "SyntaxError" in proc.stdout + proc.stderr
 
 
+@pytest.mark.needs_processes
 def test_failure_reports_show_the_members_of_pure_groups(tmp_path: Path) -> None:
     (tmp_path / "test_group.py").write_text(textwrap.dedent("""\
         import exceptstar

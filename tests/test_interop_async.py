@@ -69,6 +69,7 @@ RUNNERS = {
 }
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("library", sorted(RUNNERS))
 def test_task_group_children_handled_by_except_star(tmp_path: Path, library: str) -> None:
     pytest.importorskip(library)

@@ -113,6 +113,7 @@ def test_every_import_order_gives_one_hierarchy(order: str, reference: str) -> N
     assert [row[2] for row in ours[:7]] == ["ExceptionGroup"] * 6 + ["BaseExceptionGroup"]
 
 
+@pytest.mark.needs_processes
 def test_backport_not_installed() -> None:
     # The backport cannot be imported: exceptstar works alone and leaves one watcher, no import.
     proc = plain("import sys; sys.modules['exceptiongroup'] = None\n"

@@ -50,6 +50,7 @@ def run_here(code: str) -> Any:
     return json.loads(json.dumps(namespace["result"]))
 
 
+@pytest.mark.needs_processes
 def test_group_init_is_its_own_not_the_mixins() -> None:
     native = run_native(INIT_RULES + "\nimport json; print(json.dumps(result))")
     if native.returncode != 0 and "no CPython" in native.stderr:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.processes import child_env
 from support.render_native import reference_with
 
@@ -61,6 +62,7 @@ for test in (two_bugs, naked_in_star):
 '''
 
 
+@pytest.mark.needs_processes
 def test_as_native(tmp_path: Path) -> None:
     reference, env = reference_with("hypothesis")
     (tmp_path / "prog.py").write_text(PROGRAM)

@@ -88,6 +88,7 @@ def folder(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("env", [{}, {"EXCEPTSTAR_NO_BACKPORT": "1"}], ids=["adopted", "backport opted out"])
 def test_pytest_tools_on_our_groups(folder: Path, env: dict[str, str]) -> None:
     pytest.importorskip("exceptiongroup")

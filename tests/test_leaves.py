@@ -183,6 +183,7 @@ def test_group_of_another_family_is_a_leaf_only_if_not_a_group() -> None:
     assert leaf_exceptions(exceptstar.ExceptionGroup("", [odd])) == [(odd, None)]
 
 
+@pytest.mark.needs_processes
 def test_not_imported_by_import_exceptstar() -> None:
     code = "import sys, exceptstar; print('exceptstar._leaves' in sys.modules, 'leaf_exceptions' in dir(exceptstar))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -87,6 +87,7 @@ def two_failed(runner: str) -> BaseException:
     raise AssertionError("the task group raised nothing")
 
 
+@pytest.mark.needs_asyncio_loop
 @pytest.mark.parametrize("runner", ["asyncio", "anyio-asyncio", "anyio-trio", "trio"])
 def test_task_group_leaves(runner: str) -> None:
     group = two_failed(runner)
@@ -137,6 +138,7 @@ def test_asyncio_task_group() -> None:
     assert "main" in names(info.value.__traceback__)
 
 
+@pytest.mark.needs_asyncio_loop
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
 def test_anyio_task_group(backend: str) -> None:
     anyio = pytest.importorskip("anyio")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
 from support.processes import COMPILE_STAR, run_native, run_python
 
 PRELUDE = r'''
@@ -102,12 +103,14 @@ def outcomes(program: str) -> object:
     return got
 
 
+@pytest.mark.needs_processes
 def test_a_split_returning_a_non_exception_gives_what_cpython_gives() -> None:
     got = outcomes(BROKEN_SPLIT)
     assert got["part_five"] == ["nothing", ["5"]]  # the handler ran with it, no internal error
     assert got["rest_five"][0] == "SystemError"
 
 
+@pytest.mark.needs_processes
 def test_errors_building_a_group_show_only_the_callers_frames() -> None:
     got = outcomes(CONSTRUCTION)
     assert got["empty"][1] == ["<module>", "build", "<lambda>"]
@@ -151,6 +154,7 @@ print(json.dumps(out))
 '''
 
 
+@pytest.mark.needs_processes
 def test_errors_of_the_clauses_own_code_propagate_alone_as_natively() -> None:
     got = outcomes(ALONE)
     assert got["types expression"][0] == "NameError(\"name 'Undefined' is not defined\")"

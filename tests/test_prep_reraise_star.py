@@ -70,6 +70,7 @@ def run(mode: str, pure: bool) -> dict[str, object]:
     return json.loads(proc.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("pure", [False, True], ids=["builtin-groups", "pure-groups"])
 def test_cpython_cases_pass(pure: bool) -> None:
     summary = run("engine", pure)
@@ -77,6 +78,7 @@ def test_cpython_cases_pass(pure: bool) -> None:
     assert summary["failures"] == summary["errors"] == 0, summary
 
 
+@pytest.mark.needs_processes
 def test_cpython_cases_detect_a_wrong_implementation() -> None:
     summary = run("wrong", False)
     assert summary["failures"] + summary["errors"] >= 3, summary  # type: ignore[operator]

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.processes import ROOT, SRC
 
 PURE = sys.version_info >= (3, 11)
@@ -49,6 +50,7 @@ def test_examples_named_as_files_exist() -> None:
     assert {"script.py", "test_things.py", "jobs.py"} <= set(FILES)
 
 
+@pytest.mark.needs_processes
 def test_documented_commands_print_what_is_shown(tmp_path: Path) -> None:
     for name, code in FILES.items():
         (tmp_path / name).write_text(code)
@@ -69,6 +71,7 @@ def test_documented_commands_print_what_is_shown(tmp_path: Path) -> None:
     assert checked >= 2
 
 
+@pytest.mark.needs_processes
 def test_pytest_examples_pass(tmp_path: Path) -> None:
     names = [name for name in FILES if name.startswith("test_")]
     for name in names:

@@ -71,6 +71,7 @@ def ours(tmp_path: Path, order: str, backport: str, **env: str) -> str:
     return proc.stdout.replace(f"{tmp_path}/", "")
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("backport", ["present", "absent"])
 @pytest.mark.parametrize("order", ["exceptstar first", "loguru first", "run"])
 def test_as_native(tmp_path: Path, native: dict[str, str], order: str, backport: str) -> None:

@@ -64,6 +64,7 @@ def native() -> str:
     return panels(PROGRAM, [reference, "prog.py", "exceptstar first"], env)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("order", ["exceptstar first", "rich first", "run"])
 def test_as_native(native: str, order: str) -> None:
     command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]

@@ -93,6 +93,7 @@ def native(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return events([reference, "prog.py", "exceptstar first"], tmp_path_factory.mktemp("native"), env)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("order", ["exceptstar first", "sentry first", "run"])
 def test_events_as_native(tmp_path: Path, native: Any, order: str) -> None:
     command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]

@@ -101,6 +101,7 @@ def native_console() -> str:
     return panels(CONSOLE, [reference, "prog.py", "exceptstar first"], env)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("order", ["exceptstar first", "structlog first", "run"])
 def test_console_renderer_as_native(native_console: str, order: str) -> None:
     # ConsoleRenderer with the plain traceback formatter and with rich's.
@@ -115,6 +116,7 @@ def native(tmp_path_factory: pytest.TempPathFactory) -> str:
     return render([reference, "prog.py", "exceptstar first"], tmp_path_factory.mktemp("native"), env)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("order", ["exceptstar first", "structlog first", "run"])
 def test_dict_tracebacks_as_native(tmp_path: Path, native: str, order: str) -> None:
     command = [sys.executable, *(["-m", "exceptstar", "run"] if order == "run" else []), "prog.py", order]

@@ -65,6 +65,7 @@ def test_same_errors_as_native_313() -> None:
     assert run_program(sys.executable, mode, ports, dict(bare, PYTHONPATH=str(SRC))) == reference
 
 
+@pytest.mark.needs_processes
 def test_group_class_and_cycles() -> None:
     port = free_ports(1)[0]
     with pytest.raises(exceptstar.ExceptionGroup) as info:

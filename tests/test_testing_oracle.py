@@ -27,6 +27,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.needs_processes
 def test_pytest_own_tests_pass_against_ours_but_for_the_deliberate_differences(tmp_path: Path) -> None:
     results = outcomes(pointed_at_ours(pytest_test_source()), tmp_path)
     assert len(results) >= 25, results
@@ -34,6 +35,7 @@ def test_pytest_own_tests_pass_against_ours_but_for_the_deliberate_differences(t
     assert failed == DELIBERATE
 
 
+@pytest.mark.needs_processes
 def test_pytest_own_tests_pass_against_pytest(tmp_path: Path) -> None:
     """The harness itself: unchanged, the module passes against pytest (so a failure above is ours).
 

@@ -26,6 +26,7 @@ def run(code: str, *, pure: bool = False) -> str:
     return done.stdout
 
 
+@pytest.mark.needs_processes
 def test_import_costs_nothing_and_loads_no_pytest() -> None:
     out = run("""
         import sys
@@ -37,6 +38,7 @@ def test_import_costs_nothing_and_loads_no_pytest() -> None:
     assert out.split("\n")[:2] == ["False", "[]"]
 
 
+@pytest.mark.needs_processes
 def test_plain_code_gets_an_assertion_error() -> None:
     out = run("""
         from exceptstar import ExceptionGroup
@@ -55,6 +57,7 @@ def test_plain_code_gets_an_assertion_error() -> None:
     ]
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("with_pytest", [False, True])
 def test_unittest_reports_failures_not_errors(with_pytest: bool) -> None:
     out = run(f"""
@@ -116,6 +119,7 @@ def test_info_is_pytests_under_pytest() -> None:
     assert info.group_contains(ValueError)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("order", ["backport first", "exceptstar first"])
 def test_every_group_class_in_every_import_order(order: str) -> None:
     first, second = "import exceptiongroup", "import exceptstar.testing"
@@ -143,6 +147,7 @@ def test_every_group_class_in_every_import_order(order: str) -> None:
     assert out.strip() == "2"
 
 
+@pytest.mark.needs_processes
 @pytest.mark.skipif(
     tuple(map(int, pytest.__version__.split(".")[:2])) < (8, 4),
     reason="pytest 8.3 (the last on 3.8) takes only classes in xfail(raises=...)",

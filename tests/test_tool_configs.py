@@ -243,6 +243,7 @@ def test_black(project: Path) -> None:
         assert accepted.returncode == 0, accepted.stderr
 
 
+@pytest.mark.needs_processes
 def test_config_finds_the_files_as_check_does(project: Path) -> None:
     (project / "src" / "app" / "README.txt").write_text("except* in prose")
     (project / ".venv").mkdir()
@@ -371,6 +372,7 @@ def test_readme_shows_what_config_prints(project: Path, name: str) -> None:
     assert "".join(line for line in printed if not line.startswith(("# ", "// "))) == shown.group(1)
 
 
+@pytest.mark.needs_processes
 def test_config_without_star_files(tmp_path: Path) -> None:
     (tmp_path / "plain.py").write_text("x = 1\n")
     proc = subprocess.run([sys.executable, "-m", "exceptstar", "config", "ruff", str(tmp_path)],
@@ -380,12 +382,14 @@ def test_config_without_star_files(tmp_path: Path) -> None:
     assert "no file uses except*" in proc.stderr
 
 
+@pytest.mark.needs_processes
 def test_config_unknown_tool(project: Path) -> None:
     proc = run([sys.executable, "-m", "exceptstar", "config", "pylint"], project)
     assert proc.returncode == 2
     assert "unknown tool 'pylint'" in proc.stderr
 
 
+@pytest.mark.needs_processes
 def test_show_maps_lines(project: Path) -> None:
     shown = exceptstar("show", "src/app/jobs.py", cwd=project).splitlines()
     # What runs: the handler became a call of the engine, and its body keeps its line.

@@ -61,12 +61,14 @@ A text file of examples:
 ExceptionGroup('eg', [OSError(1)])
 """
 
+@pytest.mark.needs_processes
 def test_doctest_testmod_under_run(tmp_path: Path) -> None:
     (tmp_path / "docs.py").write_text(DOCS)
     mine, native = ours(tmp_path, "docs.py"), theirs(tmp_path, "docs.py")
     assert mine.stdout == native.stdout == "TestResults(failed=0, attempted=3)\n", mine.stdout + mine.stderr
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("option", ["--doctest-modules", "--doctest-glob=*.txt"])
 def test_pytest_doctests(tmp_path: Path, option: str) -> None:
     (tmp_path / "docs.py").write_text(DOCS)
@@ -78,6 +80,7 @@ def test_pytest_doctests(tmp_path: Path, option: str) -> None:
     assert "1 passed" in proc.stdout
 
 
+@pytest.mark.needs_processes
 def test_doctest_reports_a_failing_example_as_natively(tmp_path: Path) -> None:
     (tmp_path / "docs.py").write_text(DOCS.replace("value (ValueError(1),)", "value (ValueError(2),)"))
     mine, native = ours(tmp_path, "docs.py"), theirs(tmp_path, "docs.py")
@@ -100,6 +103,7 @@ print(doctest.testfile("examples.txt"))
 """
 
 
+@pytest.mark.needs_processes
 def test_testmod_and_testfile_after_a_global_install(tmp_path: Path) -> None:
     (tmp_path / "docs.py").write_text(DOCS)
     (tmp_path / "examples.txt").write_text(TEXT_DOCTEST)

@@ -85,6 +85,7 @@ def normalised(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not re.fullmatch(r"[ |]*[~^]+", line))
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_start_method(tmp_path: Path, method: str) -> None:
     (tmp_path / "workmod.py").write_text(WORKER_MODULE)
@@ -134,6 +135,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
 def test_children_of_a_program_that_called_install(tmp_path: Path, method: str) -> None:
     # The children run the main module as "__mp_main__", so they skip its install(): ours is theirs.

@@ -74,6 +74,7 @@ def without_paths(text: str) -> str:
     return re.sub(r"\S*/lib/python3\.\d+/(\w+\.py)\(\d+\)", r"\1(N)", text)
 
 
+@pytest.mark.needs_processes
 def test_pdb_breakpoint_step_and_where(tmp_path: Path) -> None:
     commands = "b work\nc\nwhere\nn\nn\nn\nn\nn\nn\nn\np total\nq\n"
     mine, native = both(tmp_path, "-m", "pdb", "script.py", stdin=commands)
@@ -81,6 +82,7 @@ def test_pdb_breakpoint_step_and_where(tmp_path: Path) -> None:
     assert "-> total += 1" in mine and "script.py(17)main()" in mine  # not vacuous
 
 
+@pytest.mark.needs_processes
 def test_pdb_step_through_except_star_stays_on_the_users_lines(tmp_path: Path) -> None:
     # 3.8-3.9 step once more, onto the first clause's line as the statement
     # finishes (the line numbers those versions give the transformed code).
@@ -111,6 +113,7 @@ print(len(errors))
 """
 
 
+@pytest.mark.needs_processes
 def test_pdb_steps_from_the_first_line_as_native(tmp_path: Path) -> None:
     (tmp_path / "script.py").write_text(MODULE_LEVEL)
     mine = ours(tmp_path, "-m", "pdb", "script.py", stdin="s\n" * 8 + "q\n")
@@ -120,6 +123,7 @@ def test_pdb_steps_from_the_first_line_as_native(tmp_path: Path) -> None:
     assert "-> errors.append(group)" in mine.stdout and "exceptstar" not in mine.stdout  # not vacuous
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("tool", ["cProfile", "profile"])
 def test_profilers_list_the_users_functions(tmp_path: Path, tool: str) -> None:
     mine, native = both(tmp_path, "-m", tool, "-s", "filename", "script.py")
@@ -179,6 +183,7 @@ def assert_same_report(tmp_path: Path, name: str) -> None:
         assert (tmp_path / "mine" / name).read_text() == (tmp_path / "native" / name).read_text()
 
 
+@pytest.mark.needs_processes
 def test_trace_count_missing_writes_its_report(tmp_path: Path) -> None:
     # The main program and a module it imports use except*: the hook compiles
     # the module while trace runs, which must leave no trace of it.
@@ -192,6 +197,7 @@ def test_trace_count_missing_writes_its_report(tmp_path: Path) -> None:
     assert (">>>>>>", '    print("never")') in marks(tmp_path, "mine", "prog.cover")
 
 
+@pytest.mark.needs_processes
 def test_trace_counts_the_handlers_exceptstar_calls(tmp_path: Path) -> None:
     trace_reports(tmp_path, "import exceptstar\n\n\ndef handler(eg):\n    print(repr(eg))\n\n\n"
                             "with exceptstar.catch({ValueError: handler}):\n"
@@ -200,6 +206,7 @@ def test_trace_counts_the_handlers_exceptstar_calls(tmp_path: Path) -> None:
     assert ("run", "    print(repr(eg))") in marks(tmp_path, "mine", "prog.cover")
 
 
+@pytest.mark.needs_processes
 def test_trace_misses_a_last_clause_that_did_not_run(tmp_path: Path) -> None:
     first, never, last = TRACED.partition('except* ValueError:\n    print("never")\n')
     trace_reports(tmp_path, first + last + never)

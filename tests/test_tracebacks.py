@@ -70,6 +70,7 @@ def same_as_cpython(code: str) -> str:
     return text
 
 
+@pytest.mark.needs_processes
 def test_str_that_raises() -> None:
     text = same_as_cpython('''
         class BadStr(Exception):
@@ -86,6 +87,7 @@ def test_str_that_raises() -> None:
     assert "ValueError: fine" in text
 
 
+@pytest.mark.needs_processes
 def test_notes_that_raise_or_are_not_lists() -> None:
     text = same_as_cpython('''
         class BadNotes(Exception):
@@ -113,6 +115,7 @@ def test_notes_that_raise_or_are_not_lists() -> None:
     assert "<__notes__ repr() failed>" in text and "<note str() failed>" in text
 
 
+@pytest.mark.needs_processes
 def test_cycles_through_cause_and_context() -> None:
     text = same_as_cpython('''
         a, b, c = ValueError("a"), TypeError("b"), KeyError("c")
@@ -132,6 +135,7 @@ def test_cycles_through_cause_and_context() -> None:
     assert "ValueError: a" in text and "ValueError: itself" in text
 
 
+@pytest.mark.needs_processes
 def test_group_that_contains_itself() -> None:
     # CPython itself cannot print this (it loops): only the promise of never
     # failing applies, and the recurrence shows as a plain exception.
@@ -150,6 +154,7 @@ def test_group_that_contains_itself() -> None:
     assert block.rstrip().endswith("+------------------------------------")
 
 
+@pytest.mark.needs_processes
 def test_100000_members() -> None:
     text = same_as_cpython('''
         show(raised(ExceptionGroup("big", [ValueError(i) for i in range(100000)])))
@@ -158,6 +163,7 @@ def test_100000_members() -> None:
     assert text.count("\n   ValueError: ") == 100000
 
 
+@pytest.mark.needs_processes
 def test_very_deep_nesting() -> None:
     code = '''
         exc = TypeError("bottom")
@@ -174,6 +180,7 @@ def test_very_deep_nesting() -> None:
     assert "   " * 2500 + "TypeError: bottom" in ours(code % 2500)
 
 
+@pytest.mark.needs_processes
 def test_long_chains() -> None:
     same_as_cpython('''
         exc = ValueError(0)
@@ -245,6 +252,7 @@ def test_hooks_never_raise() -> None:
     assert err.count("Exception in thread worker:") == 2
 
 
+@pytest.mark.needs_processes
 def test_api_call_forms() -> None:
     """The old ``(type, value, tb)`` and the new ``(exc)`` forms, limit, chain, print_exc."""
     text = same_as_cpython('''

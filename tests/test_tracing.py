@@ -54,6 +54,7 @@ print(json.dumps({"lines": sorted(lines), "still": still, "ctypes": calls["ctype
 '''
 
 
+@pytest.mark.needs_processes
 def test_the_first_handled_group_imports_ctypes_untraced() -> None:
     here = run_python(sys.executable, PROGRAM, pure=True)
     assert here.returncode == 0, here.stderr
@@ -102,6 +103,7 @@ print(json.dumps(sorted(set(lines))))
 '''
 
 
+@pytest.mark.needs_processes
 def test_module_level_lines_are_the_users() -> None:
     here = run_python(sys.executable, MODULE_LINES, pure=True)
     assert here.returncode == 0, here.stderr

@@ -166,6 +166,7 @@ def test_generator_covers_the_interesting_cases() -> None:
         assert needle in text, needle
 
 
+@pytest.mark.needs_processes
 def test_runs_through_transformation_here() -> None:
     proc = run_python(sys.executable, "import exceptstar._classes as c; print(c.PURE)",
                       pure=sys.version_info >= (3, 11))
@@ -254,6 +255,7 @@ def test_except_star_nested_in_handlers() -> None:
     assert _run(sys.executable, programs, pure=sys.version_info >= (3, 11)) == _run(native, programs, pure=False)
 
 
+@pytest.mark.needs_processes
 def test_nesting_past_the_limit_is_a_syntax_error_not_a_crash() -> None:
     code = (
         "import exceptstar, sys\n"
@@ -267,6 +269,7 @@ def test_nesting_past_the_limit_is_a_syntax_error_not_a_crash() -> None:
     assert proc.stdout == "too many statically nested blocks\n"
 
 
+@pytest.mark.needs_processes
 def test_except_star_look_alikes_in_strings_and_comments() -> None:
     code = r"""
 import exceptstar

@@ -1,4 +1,4 @@
-"""Run the whole test suite on every CPython 3.8-3.13 found on this machine.
+"""Run the whole test suite on every CPython 3.8-3.14 found on this machine.
 
 One virtual environment per interpreter under ``.venvs/`` (``$EXCEPTSTAR_VENVS``
 to put them elsewhere), exceptstar installed into it (editable) with the test
@@ -9,6 +9,13 @@ newest and the oldest interpreter also get the linters and type checkers
 ``EXCEPTSTAR_REQUIRE_LINT`` that skipping for a missing tool is a failure).
 Only the environments of the interpreters asked for are built, plus those the
 tests use as a reference.
+
+Without a native 3.14, CPython 3.14 is Pyodide's (CPython compiled to
+WebAssembly, the npm package ``pyodide`` run by Node.js): the package is
+installed into ``.venvs/`` with npm, the test extra's pure-Python wheels with
+the host's pip, and pytest runs in it (``tools/pyodide.mjs``).  Pyodide has no
+subprocesses, threads or sockets: the tests marked ``needs_processes`` are
+skipped there, everything else runs.
 
 Prints each step as it starts, one summary line per interpreter and a closing
 ``N passed, N failed`` line.  Exits non-zero when any interpreter fails, or
@@ -21,6 +28,7 @@ exists to bridge the two.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import os
 import re
@@ -31,7 +39,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Tuple
+from typing import Dict, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -49,6 +57,16 @@ HEAVY_EXTRAS = {(3, 10): ["heavy"], (3, 13): ["heavy"]}
 # Environments that tests run by path rather than through native_python(): test_print_paths.py
 # compares with .venvs/py313, which has the exceptiongroup backport installed.
 NAMED_BY_TESTS = [(3, 13)]
+# CPython 3.14 where no native one is found: Pyodide's, run by Node.js.
+PYODIDE = "pyodide"
+PYODIDE_VERSION = "314.0.7"
+PYODIDE_RUNNER = ROOT / "tools" / "pyodide.mjs"
+# The test extra's packages that Pyodide can run: pure-Python wheels.  Trio refuses the
+# platform at import, uvloop is compiled, IPython is for 3.8-3.10; their tests skip themselves.
+PYODIDE_PACKAGES = ["pytest>=7", "hypothesis>=6", "exceptiongroup>=1.2", "anyio>=4", "coverage>=7.6",
+                    "pytest-cov>=5", "rich>=13", "structlog>=24", "loguru>=0.7", "sentry-sdk>=2"]
+# fd-level capture dup()s onto Pyodide's stdout device, which its file system cannot close.
+PYODIDE_PYTEST_ARGS = ["--capture=sys"]
 HEARTBEAT = 60.0
 
 Version = Tuple[int, int]
@@ -56,6 +74,10 @@ Version = Tuple[int, int]
 
 def name(version: Version) -> str:
     return f"{version[0]}.{version[1]}"
+
+
+def title(version: Version, exe: str) -> str:
+    return f"CPython {name(version)}" + (" (Pyodide)" if exe == PYODIDE else "")
 
 
 def shown(path: Path) -> str:
@@ -98,6 +120,20 @@ class Progress:
                 self.print(f"[{self.clock()}] still running: " + "; ".join(parts))
 
 
+@functools.lru_cache(maxsize=None)
+def node() -> str | None:
+    """Node.js 18+ (Pyodide's oldest), or None."""
+    exe = shutil.which("node")
+    if exe is None:
+        return None
+    try:
+        version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.match(r"v(\d+)\.", version)
+    return exe if match and int(match.group(1)) >= 18 else None
+
+
 def requirements_stamp(version: Version) -> str:
     """What the environment's contents depend on: pyproject.toml less its [tool.*] tables."""
     text = (ROOT / "pyproject.toml").read_text()
@@ -113,8 +149,52 @@ def bundled_pip_too_old(venv: Path) -> bool:
     return True
 
 
+def pyodide_dir() -> Path:
+    return VENVS / f"pyodide-{PYODIDE_VERSION}" / "node_modules" / "pyodide"
+
+
+def ensure_pyodide(version: Version, progress: Progress) -> Path:
+    """Pyodide's npm package and a folder of the wheels (exceptstar editable among them): the site folder."""
+    site = VENVS / f"py{version[0]}{version[1]}-pyodide"
+    stamp_file = site / ".exceptstar-stamp"
+    stamp = requirements_stamp(version) + PYODIDE_VERSION + " ".join(PYODIDE_PACKAGES)
+    if (pyodide_dir() / "pyodide.mjs").exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
+        progress.step(version, f"environment {shown(site)} up to date")
+        return site
+    log = VENVS / f"build-{name(version)}.log"
+    start = time.monotonic()
+    progress.step(version, f"installing Pyodide {PYODIDE_VERSION} with npm into {shown(pyodide_dir().parent.parent)}",
+                  log)
+    if site.exists():
+        shutil.rmtree(site)
+    with log.open("w") as out:
+        def run(*cmd: str) -> None:
+            out.write(f"$ {' '.join(cmd)}\n")
+            out.flush()
+            subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=True)
+
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RuntimeError("npm not found (Pyodide is installed with it)")
+        prefix = pyodide_dir().parent.parent
+        prefix.mkdir(parents=True, exist_ok=True)
+        run(npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save",
+            f"pyodide@{PYODIDE_VERSION}")
+        pip = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-compile",
+               "--target", str(site)]
+        progress.step(version, "installing pure-Python wheels for Pyodide with pip", log)
+        run(*pip, "--only-binary=:all:", "--platform", "any", "--python-version", name(version),
+            "--implementation", "py", "--abi", "none", *PYODIDE_PACKAGES)
+        run(*pip, "--no-deps", "-e", str(ROOT))
+    stamp_file.write_text(stamp)
+    progress.step(version, f"{shown(site)} built in {time.monotonic() - start:.0f} s")
+    return site
+
+
 def ensure_venv(version: Version, exe: str, lint: bool, progress: Progress) -> Path:
     """Create or refresh the environment; reinstall only when pyproject.toml or the extras changed."""
+    if exe == PYODIDE:
+        return ensure_pyodide(version, progress)
     venv = VENVS / f"py{version[0]}{version[1]}"
     python = venv / "bin" / "python"
     stamp_file = venv / ".exceptstar-stamp"
@@ -150,13 +230,16 @@ def ensure_venv(version: Version, exe: str, lint: bool, progress: Progress) -> P
 SUMMARY = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 
 
-def run_pytest(python: Path, lint: bool, extra: list[str], log: Path) -> dict[str, int]:
+def run_pytest(python: Path, lint: bool, extra: list[str], log: Path, pyodide: bool = False) -> dict[str, int]:
     env = dict(os.environ)
     env.pop("EXCEPTSTAR_PURE", None)
     env.pop("PYTHONPATH", None)
     if lint:
         env["EXCEPTSTAR_REQUIRE_LINT"] = "1"
-    cmd = [str(python), "-m", "pytest", "-q", "-rfEs", "--tb=short", *extra]
+    args = ["-m", "pytest", "-q", "-rfEs", "--tb=short", *(PYODIDE_PYTEST_ARGS if pyodide else []), *extra]
+    # For Pyodide, `python` is the site folder that ensure_pyodide made.
+    cmd = ([str(node()), str(PYODIDE_RUNNER), str(pyodide_dir()), str(python), str(ROOT), *args] if pyodide
+           else [str(python), *args])
     with log.open("w") as out:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     tail = log.read_text().strip().splitlines()[-1:] or [""]
@@ -199,7 +282,8 @@ class Matrix:
                                 f"environment failed: {self.builds[broken[0]].exception()}")
         else:
             self.progress.step(version, "pytest running" + (" with mypy and ruff" if lint else ""), log)
-            counts = run_pytest(self.builds[version].result(), lint, self.extra, log)
+            counts = run_pytest(self.builds[version].result(), lint, self.extra, log,
+                                pyodide=self.interpreters[version] == PYODIDE)
             self.progress.done(version)
         failed = counts["failed"] + counts["errors"]
         ok = counts["returncode"] == 0 and failed == 0 and counts["passed"] > 0
@@ -210,7 +294,8 @@ class Matrix:
                 print(log.read_text(errors="replace")[-6000:] if log.exists() else f"(no {shown(log)})")
             self.passed += counts["passed"]
             self.failed += failed
-            print(f"CPython {name(version)}: {'ok  ' if ok else 'FAIL'} {counts['passed']} passed, {failed} failed, "
+            print(f"{title(version, self.interpreters[version])}: {'ok  ' if ok else 'FAIL'} "
+                  f"{counts['passed']} passed, {failed} failed, "
                   f"{counts['skipped']} skipped ({time.monotonic() - start:.0f} s; log {shown(log)})", flush=True)
 
     def run(self, selected: list[Version], references: list[Version], jobs: int) -> None:
@@ -243,10 +328,14 @@ def main() -> int:
                         help="interpreters tested at once (default: one per core, %(default)s here)")
     args, extra = parser.parse_known_args()
 
-    print("matrix: looking for CPython 3.8-3.13 (pyenv, then PATH)", flush=True)
-    interpreters = find_interpreters()
+    print("matrix: looking for CPython 3.8-3.14 (pyenv, then PATH; else 3.14 as Pyodide with Node.js)", flush=True)
+    interpreters: Dict[Version, str] = find_interpreters()
     found = [name(v) for v in sorted(interpreters)]
+    if (3, 14) not in interpreters and node():
+        interpreters[(3, 14)] = PYODIDE
+        found.append("3.14 (Pyodide)")
     print(f"matrix: found {' '.join(found) or 'none'}", flush=True)
+    found = [name(v) for v in sorted(interpreters)]
     if not any(v < (3, 11) for v in interpreters) or not any(v >= (3, 11) for v in interpreters):
         print("matrix: need at least one CPython below 3.11 and one from 3.11 on")
         return 2
@@ -255,17 +344,21 @@ def main() -> int:
         print(f"matrix: --only {' '.join(unknown)}: no such interpreter found")
         return 2
     selected = [v for v in sorted(interpreters) if not args.only or name(v) in args.only]
-    references = [v for v in NAMED_BY_TESTS if v in interpreters]
+    # Pyodide's 3.14 is the tests' reference where 3.14 and 3.13 differ (tests/support/pyodide.py).
+    references = [v for v in NAMED_BY_TESTS if v in interpreters] + [v for v in interpreters
+                                                                     if interpreters[v] == PYODIDE]
     also = [name(v) for v in references if v not in selected]
     jobs = max(1, min(args.jobs, len(selected) + len(also)))
     print(f"matrix: testing {' '.join(name(v) for v in selected)}"
-          + (f" (building {' '.join(also)} too: the tests compare with it)" if also else "")
+          + (f" (building {' '.join(also)} too: the tests compare with {'them' if len(also) > 1 else 'it'})"
+             if also else "")
           + f", {jobs} at once; environments and logs in {shown(VENVS)}", flush=True)
 
     VENVS.mkdir(parents=True, exist_ok=True)
     # The newest checks the package and the typing tests' 3.10+ targets; the oldest
     # has the last mypy that accepts 3.8 targets (newer releases refuse them).
-    matrix = Matrix(interpreters, {min(interpreters), max(interpreters)}, extra)
+    native = [v for v in interpreters if interpreters[v] != PYODIDE]
+    matrix = Matrix(interpreters, {min(native), max(native)}, extra)
     try:
         matrix.run(selected, references, jobs)
     except KeyboardInterrupt:

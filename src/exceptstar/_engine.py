@@ -40,6 +40,35 @@ else:  # pragma: no cover - the built-in constructor is already fast
         return _BaseExceptionGroup("", (exc,))
 
 
+# Whether a group wrapping a naked exception gets a traceback: the frame of the
+# `try` at its `except*` line (CPython gh-128799: 3.14, and 3.13 after 3.13.0).
+# Where the built-in groups are in use, what this interpreter's own except* does.
+_WRAPPER_TRACEBACK: "Optional[bool]" = True if _classes.PURE else None
+
+
+def _native_wrapper_traceback() -> bool:
+    global _WRAPPER_TRACEBACK
+    if _WRAPPER_TRACEBACK is None:
+        probe = "try:\n    raise ValueError\nexcept* ValueError as e:\n    found = e.__traceback__ is not None\n"
+        namespace: dict[str, object] = {}
+        exec(builtins.compile(probe, "<exceptstar probe>", "exec"), namespace)
+        _WRAPPER_TRACEBACK = bool(namespace["found"])
+    return _WRAPPER_TRACEBACK
+
+
+def _wrap_in_frame(exc: BaseException) -> BaseException:
+    """``_wrap(exc)``, with the traceback CPython gives it: one entry, the user's frame where it is now."""
+    group = _wrap(exc)
+    if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
+        frame = _frames.user_frame(sys._getframe(2))
+        if frame is not None:
+            from types import TracebackType
+
+            # No instruction: 3.11+ show the line alone, as CPython its clause (carets need positions).
+            group.__traceback__ = TracebackType(None, frame, -1, frame.f_lineno)
+    return group
+
+
 # The group classes whose split()/derive() are exceptstar's or CPython's own
 # code: what they raise is an interrupt of the machinery (see `interrupted`),
 # not an error of the user's that propagates alone.
@@ -145,7 +174,7 @@ class Star:
             full = rest is not None and _given_matches(type(rest), types)
         part: Optional[BaseException] = None
         if full:
-            part = rest if isinstance(rest, _classes.GROUPS) else _wrap(rest)  # type: ignore[arg-type]
+            part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(rest)  # type: ignore[arg-type]
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.

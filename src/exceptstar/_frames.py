@@ -10,7 +10,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from types import CodeType, TracebackType
+    from types import CodeType, FrameType, TracebackType
     from typing import Optional
 
 # Every wing's modules too: the package's folder and those below it.
@@ -21,6 +21,16 @@ def is_own(tb: "TracebackType") -> bool:
     """Whether the entry's frame runs a module of this package (not a user program it executes)."""
     filename = tb.tb_frame.f_code.co_filename
     return filename.endswith(".py") and filename.startswith(_PACKAGE_DIR)
+
+
+def user_frame(frame: "Optional[FrameType]") -> "Optional[FrameType]":
+    """``frame`` or the first frame it was called from that runs none of this package's modules."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (filename.endswith(".py") and filename.startswith(_PACKAGE_DIR)):
+            return frame
+        frame = frame.f_back
+    return None
 
 
 def without_own(tb: "Optional[TracebackType]") -> "Optional[TracebackType]":

@@ -2,7 +2,7 @@
 
 On 3.11+ this defers to the exception's own ``add_note`` (so overrides count);
 before that, exceptions have no such method and this function applies
-CPython 3.13's rules itself.
+CPython 3.14's rules itself.
 """
 
 import sys
@@ -34,9 +34,10 @@ else:
 
 
 def add_note_default(exc: BaseException, note: str) -> None:
-    """``BaseException.add_note`` of CPython 3.13, for interpreters that lack it."""
+    """``BaseException.add_note`` of CPython 3.14, for interpreters that lack it."""
     if not isinstance(note, str):
-        raise TypeError(f"note must be a str, not '{type(note).__name__}'")
+        # 3.14's words (Argument Clinic's); 3.11-3.13 say "note must be a str, not 'bytes'".
+        raise TypeError(f"add_note() argument must be str, not {type(note).__name__}")
     try:
         notes = exc.__notes__  # type: ignore[attr-defined]
     except AttributeError:

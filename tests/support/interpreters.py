@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+# Pyodide (CPython 3.14 in the matrix) and WASI run no other process: no reference interpreter there.
+CAN_SPAWN = sys.platform not in ("emscripten", "wasi")
 PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv"))
 MINORS = range(8, 14)
 
@@ -54,8 +56,10 @@ def native_python() -> str | None:
     """The newest CPython 3.11+ under pyenv, else the running one if it is 3.11+: the tests' reference.
 
     The bare interpreter, not an environment: the tests put ``src`` on its
-    ``PYTHONPATH`` themselves.
+    ``PYTHONPATH`` themselves.  None where no process can be started.
     """
+    if not CAN_SPAWN:
+        return None
     candidates = sorted(glob.glob(str(PYENV_ROOT / "versions" / "3.1[1-9].*" / "bin" / "python3")),
                         key=version_key)[::-1]
     if sys.version_info >= (3, 11):

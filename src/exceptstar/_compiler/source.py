@@ -13,7 +13,7 @@ clauses the parser would reject (``except*:``, unparenthesized types).
 import builtins
 import re
 
-from exceptstar._compiler.syntax import NO_TYPES, NOT_PARENTHESIZED, Problem, lines
+from exceptstar._compiler.syntax import NO_TYPES, NOT_PARENTHESIZED_AS, Problem, lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -180,6 +180,9 @@ class Scan:
         # (line, byte column of `except`) -> (line, character column just past the `*`)
         self.stars: Dict[Key, Key] = {}
         self.errors: List[Problem] = []
+        # Starred clauses whose types are a list without parentheses (PEP 758, 3.14):
+        # (line, byte column of `except`) -> the types as a tuple expression, parsed alone.
+        self.lists: Dict[Key, Any] = {}
         edits: List[Tuple[int, int, str]] = []
         skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
         tokens = []
@@ -198,7 +201,7 @@ class Scan:
             row, col = tok.start
             self.stars[(row, self._byte_col(row, col))] = star.end
             edits.append((star.start[0], star.start[1], " "))
-            self._check_types(tokens, index + 2, edits)
+            self._check_types(tokens, index + 2, edits, (row, self._byte_col(row, col)))
         self.errors.sort(key=lambda error: error.order)
         edited = list(self.lines)
         for row, col, replacement in edits:
@@ -220,14 +223,39 @@ class Scan:
             error.msg = f"{match.group(1)}'except*'{match.group(2)}"
             error.args = (error.msg, *error.args[1:])
 
+    def tuples(self) -> "Dict[Key, Any]":
+        """``lists`` as tuple expressions with 3.14's positions, each parsed alone."""
+        import ast
+
+        found = {}
+        for key, ((row, col), (end_row, end_col)) in self.lists.items():
+            part = self.lines[row - 1:end_row]
+            part[-1] = part[-1][:end_col]
+            # Only `except*` and blanks precede the types on their first line: spaces
+            # keep every column, and the lines before keep every row.
+            part[0] = " " * col + part[0][col:]
+            text = "\n" * (row - 2) + "(\n" + "".join(part) + "\n)"
+            node = _builtin_compile(text, "<types>", "eval", _PyCF_ONLY_AST, True).body
+            if not isinstance(node, ast.Tuple):
+                continue  # not a list after all: the parser reports what it is
+            node.lineno, node.col_offset = row, self._byte_col(row, col)
+            node.end_lineno, node.end_col_offset = end_row, self._byte_col(end_row, end_col)
+            found[key] = node
+        return found
+
     def _byte_col(self, row: int, col: int) -> int:
         return len(self.lines[row - 1][:col].encode("utf-8"))
 
     def _line(self, row: int) -> str:
         return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
 
-    def _check_types(self, tokens: "List[Any]", start: int, edits: "List[Tuple[int, int, str]]") -> None:
-        """The clause's types, from the token after ``*`` to the ``:`` ending the clause."""
+    def _check_types(self, tokens: "List[Any]", start: int, edits: "List[Tuple[int, int, str]]",
+                     key: "Key") -> None:
+        """The clause's types, from the token after ``*`` to the ``:`` ending the clause.
+
+        A list without parentheses is 3.14's (PEP 758): without ``as`` it is a
+        tuple, recorded in ``lists``; with ``as`` it is 3.14's SyntaxError.
+        """
         first = tokens[start] if start < len(tokens) else None
         if first is None:
             return
@@ -235,8 +263,11 @@ class Scan:
             row, col = first.start
             self.errors.append(Problem(NO_TYPES, (row, col + 1, row, col + 2), self._line(row)))
             return
+        import tokenize
+
         depth = 0
         commas = []  # their indices in tokens
+        named = False  # an `as` at depth 0
         # By index, not over a copy of the rest of the file: one clause's scan is
         # as long as the clause, so the whole file's is linear.
         for index in range(start, len(tokens)):
@@ -247,22 +278,31 @@ class Scan:
                 depth -= 1
             elif depth == 0 and tok.string == ",":
                 commas.append(index)
+            elif depth == 0 and tok.type == tokenize.NAME and tok.string == "as":
+                named = True
             elif (depth == 0 and tok.string == ":") or tok.string == "\n" or depth < 0:
                 break
         else:
             return
         if not commas or tok.string != ":":
             return
-        if any(tokens[index + 1].string in (":", "as") for index in commas):
-            return  # `except* A,:` is plain invalid syntax, the parser's to report
+        last = tokens[index - 1]  # the last token of the types
+        if any(tokens[index + 1].string == "as" for index in commas):
+            return  # `except* A, as e:` is plain invalid syntax, the parser's to report
+        if named and tokens[commas[-1] + 1].string == ":":
+            return  # `except* A, B as e,:`: the same
         for index in commas:
             comma = tokens[index]
-            # `A, B` -> `A| B`: still one expression, so the rest of the file parses.
-            edits.append((comma.start[0], comma.start[1], "|"))
-        row, col = _expression_start(tokens, start)
-        end_row, end_col = tok.start
-        self.errors.append(Problem(NOT_PARENTHESIZED, (row, col + 1, end_row, end_col + 1),
-                                  self._line(row)))
+            # `A, B` -> `A| B` (a trailing comma -> a space): still one expression, so the
+            # rest of the file parses.
+            edits.append((comma.start[0], comma.start[1], " " if tokens[index + 1].string == ":" else "|"))
+        if named:
+            row, col = _expression_start(tokens, start)
+            end_row, end_col = tok.start
+            self.errors.append(Problem(NOT_PARENTHESIZED_AS, (row, col + 1, end_row, end_col + 1),
+                                       self._line(row)))
+            return
+        self.lists[key] = (tokens[start].start, last.end)
 
 
 def _bracket(tok: "Any") -> int:
@@ -292,8 +332,11 @@ def _expression_start(tokens: "List[Any]", start: int) -> "Key":
     return tokens[start].start  # type: ignore[no-any-return]
 
 
-def mark(tree: "ast.AST", stars: "Dict[Key, Key]") -> int:
-    """Mark the handlers found at ``stars`` as starred; how many of them name types."""
+def mark(tree: "ast.AST", stars: "Dict[Key, Key]", lists: "Optional[Dict[Key, Any]]" = None) -> int:
+    """Mark the handlers found at ``stars`` as starred; how many of them name types.
+
+    ``lists``: the types of the handlers at these places, as 3.14 reads them (``Scan.tuples``).
+    """
     import ast
 
     found = 0
@@ -317,6 +360,8 @@ def mark(tree: "ast.AST", stars: "Dict[Key, Key]") -> int:
             for handler in getattr(node, "handlers", ()):
                 if (handler.lineno, handler.col_offset) in stars:
                     handler.exceptstar_star = True
+                    if lists:
+                        handler.type = lists.get((handler.lineno, handler.col_offset), handler.type)
                     found += handler.type is not None
                 todo.append(handler.body)
             for field in ("body", "orelse", "finalbody"):

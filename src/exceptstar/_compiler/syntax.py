@@ -1,4 +1,4 @@
-"""The ``except*`` forms CPython rejects, with CPython 3.13's messages and positions.
+"""The ``except*`` forms CPython rejects, with CPython 3.14's messages and positions.
 
 A ``Problem`` is one invalid use: its message, where CPython puts it, and
 where it sits for ordering against other errors.  ``find_problems`` walks a
@@ -23,6 +23,11 @@ if TYPE_CHECKING:  # pragma: no cover
 MIXED = "cannot have both 'except' and 'except*' on the same 'try'"
 NO_TYPES = "expected one or more exception types"
 NOT_PARENTHESIZED = "multiple exception types must be parenthesized"
+# CPython 3.14 (PEP 758) takes `except* A, B:`; only with `as` are parentheses still needed.
+NOT_PARENTHESIZED_AS = "multiple exception types must be parenthesized when using 'as'"
+# What `check` says of such a clause (no error: 3.14 and exceptstar run it).
+UNPARENTHESIZED_NOTE = ("note: exception types without parentheses (PEP 758) run on 3.8-3.10 with exceptstar "
+                        "and on 3.14+; CPython 3.11-3.13 reject them: multiple exception types must be parenthesized")
 FLOW = "'break', 'continue' and 'return' cannot appear in an except* block"
 
 _builtin_compile = builtins.compile
@@ -218,31 +223,16 @@ class _ProblemFinder:
         )
 
 
-_FOLDED_UNARY = ("UAdd", "USub", "Invert", "Not")
-
-
 def _folds_to_constant(node: "Any") -> bool:
-    """Whether CPython's AST optimizer turns ``node`` into a constant before compiling it.
+    """Whether CPython 3.14's AST optimizer gives ``node`` as a constant to the compiler.
 
-    Literals, ``__debug__``, unary operators and arithmetic on constants,
-    tuples of constants, and subscripts of constants (``"ab"[0]``).  Results
-    the optimizer refuses to build (huge powers or repetitions) are not told
-    apart: they only move where an already invalid ``return`` is reported.
+    Literals and ``__debug__`` only: 3.14 folds operators, tuples and
+    subscripts of constants later, in the code generator (3.11-3.13 folded
+    them in the AST, and reported a ``return -1`` at the ``-1``).
     """
     kind = type(node).__name__
     if kind == "Constant":
         return True
-    if kind == "Name":
-        return node.id == "__debug__"  # type: ignore[no-any-return]
-    if kind == "UnaryOp":
-        return type(node.op).__name__ in _FOLDED_UNARY and _folds_to_constant(node.operand)
-    if kind == "BinOp":
-        return _folds_to_constant(node.left) and _folds_to_constant(node.right)
-    if kind == "Tuple":
-        return all(_folds_to_constant(element) for element in node.elts)
-    if kind == "Subscript":
-        index = node.slice.value if type(node.slice).__name__ == "Index" else node.slice  # 3.8: Index node
-        return _folds_to_constant(node.value) and _folds_to_constant(index)
-    return False
+    return kind == "Name" and node.id == "__debug__"
 
 
