@@ -51,8 +51,20 @@ def without_tb(outcomes: List[Any]) -> List[Any]:
     return outcomes
 
 
+# Where the reference is 3.14 as Pyodide (see support.outcomes), a coroutine cannot show
+# what it sees of an exception being handled around asyncio.run(): Pyodide's event loop
+# steps coroutines from JavaScript, outside that handler, so no CPython's answer is there.
+PYODIDE_REFERENCE = (PURE or sys.version_info < (3, 11)) and outcomes.pyodide.available()
+
+
+def unobservable(scn: Dict[str, Any], is_async: bool) -> bool:
+    return is_async and PYODIDE_REFERENCE and bool(scn.get("outer"))
+
+
 def check(scenarios: List[Dict[str, Any]], is_async: bool = False) -> None:
-    scenarios = [s for s in scenarios if not old_reraise_differs(s)]
+    if any(unobservable(s, is_async) for s in scenarios) and len(scenarios) == 1:
+        pytest.skip("a coroutine's view of the outer handled exception: not observable in Pyodide")
+    scenarios = [s for s in scenarios if not old_reraise_differs(s) and not unobservable(s, is_async)]
     expected = outcomes.run_native([render_native(s, is_async=is_async) for s in scenarios])
     got = outcomes.run_here([render_catch(s, is_async=is_async) for s in scenarios])
     assert_same(scenarios, without_tb(got), without_tb(expected))
