@@ -1,4 +1,4 @@
-"""Case 12: mypy with exceptstar's plugin, against plain mypy.
+"""Case 13: mypy with exceptstar's plugin, against plain mypy.
 
 The project is case 8's 200-module package, checked with
 ``--check-untyped-defs`` at the newest target below 3.11 that this

@@ -1,4 +1,4 @@
-"""Case 12: pyright and basedpyright on case 8's starred package, through the route, against the plain tool.
+"""Case 14: pyright and basedpyright on case 8's starred package, through the route, against the plain tool.
 
 The project is case 8's 200-module package, every module a ``try`` with two
 ``except*`` clauses.  The exceptstar side checks it at a 3.9 target with the

@@ -170,6 +170,32 @@ def test_module_without_except_star_is_untouched(tmp_path: Path) -> None:
     assert proc.stdout.strip() == "True True", proc.stderr
 
 
+ENCODED = "S = '\u00e9\u20ac'\n" + STAR_MODULE
+
+
+@pytest.mark.needs_processes
+@pytest.mark.parametrize(("prefix", "encoding"), [
+    (b"", "utf-8"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"# -*- coding: latin-1 -*-\n", "latin-1"),
+    (b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\n", "cp1252"),
+])
+def test_source_is_decoded_as_the_interpreter_decodes_it(tmp_path: Path, prefix: bytes, encoding: str) -> None:
+    # Plain UTF-8 is decoded without the tokenizer's encoding detection (and
+    # without importing tokenize); a BOM or a coding cookie still takes it.
+    text = ENCODED if encoding == "utf-8" else ENCODED.replace("\u20ac", "")
+    (tmp_path / "encoded.py").write_bytes(prefix + text.encode(encoding))
+    code = textwrap.dedent(f"""
+        import sys, exceptstar
+        exceptstar.install()
+        import encoded
+        print(ascii(encoded.S), {_transformed("encoded")}, "tokenize" in sys.modules)
+    """)
+    proc = _run(tmp_path, code)
+    expected = ascii(text.split("'")[1])
+    assert proc.stdout.split() == [expected, "True", str(prefix != b"")], proc.stderr
+
+
 @pytest.mark.needs_processes
 def test_tracebacks_and_linecache_keep_the_users_lines(tmp_path: Path) -> None:
     source = textwrap.dedent("""\

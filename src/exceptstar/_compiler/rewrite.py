@@ -72,7 +72,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, List, Optional, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
 _GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
@@ -99,15 +99,21 @@ except:
 TRIGGERS = ("ExceptionGroup",) + (("add_note",) if sys.version_info < (3, 11) else ())
 
 
-def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = True) -> bool:
+def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = True,
+              shared: bool = False) -> bool:
     """Rewrite every starred ``try`` in ``tree`` (in place); False (untouched) when there is none.
 
     ``source``, the text ``tree`` was parsed from, lets the rewrite skip the
     expressions when it holds none of the ``TRIGGERS``.  Without ``prologue``
     the module-level code the rewrite adds (the group names, the runtime
     lookup) is left out: for a caller that keeps only the functions' code.
+    With ``shared`` the generated nodes that are alike (a name, ``None``, a
+    ``del`` of the statement's names, ...) are one object used wherever they
+    recur, which halves what is built: only for a tree that goes straight to
+    ``compile`` (which reads each use on its own), never one handed to code
+    that may change a node in place or walk it to shift lines.
     """
-    rewriter = _Rewriter()
+    rewriter = _Rewriter({} if shared else None)
     body = getattr(tree, "body", None)
     if not isinstance(body, list) or not rewriter.block(body):
         return False
@@ -200,7 +206,8 @@ _COMPOUND = frozenset((
 
 
 class _Rewriter:
-    def __init__(self) -> None:
+    def __init__(self, memo: "Optional[Dict[Any, Any]]") -> None:
+        self.memo = memo
         self.depth = 0
         self.rewrite_notes = sys.version_info < (3, 11)
 
@@ -218,7 +225,7 @@ class _Rewriter:
             if star:
                 # The depth of the statement's own names: one more than any
                 # starred statement around it, one less than any inside it.
-                statements[index] = _StarTry(node, self.depth + 1).build()
+                statements[index] = _StarTry(node, self.depth + 1, self.memo).build()
                 found = True
         return found
 
@@ -270,8 +277,9 @@ class _StarTry:
     placing thousands of generated nodes afterwards costs a walk over them all.
     """
 
-    def __init__(self, node: "Any", depth: int) -> None:
+    def __init__(self, node: "Any", depth: int, memo: "Optional[Dict[Any, Any]]" = None) -> None:
         self.node = node
+        self.memo = memo
         self.star, self.part, self.raised = (f"__es_{what}_{depth}__" for what in ("star", "part", "raised"))
         self.at = _keyword_position(node.handlers[0])
 
@@ -345,7 +353,7 @@ class _StarTry:
             return new(ast.Assign, [self._name(self.part, True)], new(ast.Call, self._method("outcome"), [], []))
 
         def reraise() -> "List[Any]":
-            return [new(ast.If, self._part_is_set(), [self._release(), new(ast.Raise)], []),
+            return [new(ast.If, self._part_is_set(), [self._release(), self._raise()], []),
                     self._release()]
 
         # After an interrupt, asked again outside the guard's handler: the
@@ -367,7 +375,8 @@ class _StarTry:
             # takes the last clause's line, which is 3.11's for that return.
             recovered = _keyword_position(self.node.handlers[-1])
         usual = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
-        recover = ast.Assign([self._name(self.part, True)], self._name(self.star))
+        # Fresh nodes (never shared ones): they are positioned afterwards.
+        recover = ast.Assign([ast.Name(self.part, _STORE)], ast.Name(self.star, _LOAD))
         _position_all([recover], recovered)
         return [
             self._guard([outcome()], 0, [recover]),
@@ -375,25 +384,49 @@ class _StarTry:
         ]
 
     def _new(self, kind: "Any", *fields: "Any") -> "Any":
-        return kind(*fields, **self.at)
+        node = kind(*fields)
+        # Positions are plain instance attributes: set in one step, not as
+        # keyword arguments (which cost the constructor a lookup each).
+        node.__dict__.update(self.at)
+        return node
+
+    def _alike(self, key: "Tuple[Any, ...]", make: "Callable[[], Any]") -> "Any":
+        """The node ``make`` builds, or with a memo (``transform(shared=True)``) the one
+        already built for ``key`` at this position."""
+        memo = self.memo
+        if memo is None:
+            return make()
+        at = self.at
+        key = (*key, at["lineno"], at["col_offset"])
+        node = memo.get(key)
+        if node is None:
+            node = memo[key] = make()
+        return node
 
     def _name(self, name: str, store: bool = False) -> "ast.Name":
-        return ast.Name(name, _STORE if store else _LOAD, **self.at)
+        return self._alike(("name", name, store),  # type: ignore[no-any-return]
+                           lambda: self._new(ast.Name, name, _STORE if store else _LOAD))
 
     def _none(self) -> "Any":
-        return self._new(ast.Constant, None)
+        return self._alike(("None",), lambda: self._new(ast.Constant, None))
 
     def _runtime(self, attr: str) -> "ast.expr":
-        return ast.Attribute(self._name("__exceptstar__"), attr, _LOAD, **self.at)
+        return self._alike(("runtime", attr),  # type: ignore[no-any-return]
+                           lambda: self._new(ast.Attribute, self._name("__exceptstar__"), attr, _LOAD))
 
     def _method(self, name: str) -> "ast.expr":
-        return ast.Attribute(self._name(self.star), name, _LOAD, **self.at)
+        return self._new(ast.Attribute, self._name(self.star), name, _LOAD)  # type: ignore[no-any-return]
 
     def _part_is_set(self) -> "Any":
-        return self._new(ast.Compare, self._name(self.part), [_IS_NOT], [self._none()])
+        return self._alike(("part is set", self.part), lambda: self._new(
+            ast.Compare, self._name(self.part), [_IS_NOT], [self._none()]))
 
     def _release(self) -> "Any":
-        return self._new(ast.Delete, [self._new(ast.Name, self.star, _DEL), self._new(ast.Name, self.part, _DEL)])
+        return self._alike(("release", self.star), lambda: self._new(
+            ast.Delete, [self._new(ast.Name, self.star, _DEL), self._new(ast.Name, self.part, _DEL)]))
+
+    def _raise(self) -> "Any":
+        return self._alike(("raise",), lambda: self._new(ast.Raise))
 
     def _guard(self, calls: "List[Any]", step: int, then: "List[Any]") -> "Any":
         """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring).
@@ -405,7 +438,7 @@ class _StarTry:
         sort = new(ast.Assign, [self._name(self.star, True)],
                    new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, step)], []))
         alone = new(ast.If, new(ast.Compare, self._name(self.star), [_IS], [self._none()]),
-                    [self._release(), new(ast.Raise)], [])
+                    [self._release(), self._raise()], [])
         handler = new(ast.ExceptHandler, self._runtime("BaseException"), None, [sort, alone, *then])
         return new(ast.Try, calls, [handler], [], [])
 

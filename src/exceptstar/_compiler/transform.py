@@ -126,7 +126,7 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
                   optimize: int, module: bool) -> "Tuple[Any, bool]":
     """``compile_source`` for source that may use ``except*`` (text or a 3.11+ tree)."""
     if isinstance(source, (str, bytes, bytearray, memoryview)):
-        data = bytes(source) if not isinstance(source, str) else source
+        data = _decoded(bytes(source)) if not isinstance(source, str) else source
         if not NATIVE_SYNTAX and mode == "exec" and not flags & ~_future_flags():
             data = source_text(data, _filename_text(filename))
             code = _compile_stubbed(data, filename, flags, optimize, module)
@@ -141,13 +141,30 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
         check_tree(tree, {}, _filename_text(filename), None)
     from exceptstar._compiler.rewrite import transform
 
-    transformed = transform(tree, text)
+    # Shared nodes only in a tree compiled here: with PyCF_ONLY_AST it is the caller's.
+    transformed = transform(tree, text, shared=not flags & _PyCF_ONLY_AST)
     if not transformed and tree is not source:
         # `except*` only in a string or a comment: the module is compiled untouched.
         return _builtin_compile(source, filename, mode, flags, True, optimize), False
     if flags & _PyCF_ONLY_AST:
         return tree, transformed
     return _builtin_compile(tree, filename, mode, flags, True, optimize), transformed
+
+
+def _decoded(data: bytes) -> "Union[str, bytes]":
+    """``data`` as text when it is plainly UTF-8 (no BOM, no coding cookie: the
+    interpreter's default), else as it is, for ``source_text`` to decode as the
+    interpreter does.  Saves the tokenizer's encoding detection (and, in a fresh
+    process, importing ``tokenize``) for nearly every file."""
+    if not data.startswith(b"\xef\xbb\xbf"):
+        # A cookie can only be in the first two lines.
+        second = data.find(b"\n", data.find(b"\n") + 1)
+        if b"coding" not in (data if second < 0 else data[:second]):
+            try:
+                return data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # the interpreter's SyntaxError, from source_text
+    return data
 
 
 _CO_NEWLOCALS = 0x2
@@ -256,14 +273,24 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
     """
     from exceptstar._compiler.rewrite import TRIGGERS
 
-    kept = [False] * len(source_lines)
-    for _, first, end in starred:
-        kept[first - 1:end] = [True] * (end - first + 1)
-    if any(trigger in line for line, keep in zip(source_lines, kept) if not keep for trigger in TRIGGERS):
-        return None  # the rewrite changes more than the stars there
+    # The functions' lines kept, every other line blanked: built from slices.
+    kept: List[str] = []
+    others: List[str] = []
+    done = 0  # the lines before this one are placed
+    for first, end in sorted((first, end) for _, first, end in starred):
+        others.extend(source_lines[done:first - 1])
+        kept.append("\n" * (first - 1 - done))
+        kept.extend(source_lines[first - 1:end])
+        done = end
+    others.extend(source_lines[done:])
+    kept.append("\n" * (len(source_lines) - done))
+    if any(trigger in text for trigger in TRIGGERS):
+        blanked = "".join(others)
+        if any(trigger in blanked for trigger in TRIGGERS):
+            return None  # the rewrite changes more than the stars there
     # Future imports are blanked with the rest: their flags, as the module has them.
     flags |= native.co_flags & _future_flags()
-    part = "".join(line if keep else "\n" for line, keep in zip(source_lines, kept))
+    part = "".join(kept)
     # Only the functions' code is kept: no prologue.
     compiled = _compile_part(part, text, stars, filename, flags, optimize, prologue=False)
     if compiled is None:
@@ -301,7 +328,7 @@ def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: in
             if mark(tree, stars) != len(stars):
                 return None
             check_tree(tree, stars, _filename_text(filename), text)
-            if not transform(tree, part, prologue):
+            if not transform(tree, part, prologue, shared=True):
                 return None
             return _builtin_compile(tree, filename, "exec", flags, True, optimize)
     except SyntaxError:
@@ -312,30 +339,29 @@ def _top_level_functions(native: "Any", source_lines: "List[str]") -> "List[Tupl
     """(code, first line, first line of the body, last line) of each top-level ``def``
     whose body starts on a line of its own; a function's lines run to the line
     before the next module-level code, so trailing lines with no code of their
-    own (brackets, comments) go with it."""
+    own (brackets, comments) go with it.
+
+    No module-level code runs between a body's first line and the function's
+    end (defaults, decorators and annotations are evaluated before the body),
+    so the next module-level line after the body's first is where the next
+    statement starts: the function's own last line is never needed.
+    """
     from bisect import bisect_right
 
     code_type = type(native)
     module_lines = sorted(set(_lines(native)))
-    consts = native.co_consts
-    spans = sorted((const.co_firstlineno, index) for index, const in enumerate(consts)
-                   if type(const) is code_type)
     functions = []
-    for at, (first, index) in enumerate(spans):
-        const = consts[index]
-        if not const.co_flags & _CO_NEWLOCALS or const.co_name.startswith("<"):
+    for const in native.co_consts:
+        if type(const) is not code_type or not const.co_flags & _CO_NEWLOCALS or const.co_name.startswith("<"):
             continue  # a class body (kept whole), a lambda or a comprehension
+        first = const.co_firstlineno
         if first > len(source_lines) or source_lines[first - 1][:1] in (" ", "\t", "\f", "\n", "\r"):
             continue  # not a top-level statement
-        own = _lines(const)
-        body = min(own) if own else first
-        last = _last_line(const)
+        body = _first_line(const)
         if body <= first or body > len(source_lines):
             continue  # the body starts on the header's first line
-        following = bisect_right(module_lines, last)
-        after = [line for line in (module_lines[following:following + 1]
-                                   + [span[0] for span in spans[at + 1:at + 2]]) if line > last]
-        end = min(after) - 1 if after else len(source_lines)
+        following = bisect_right(module_lines, body)
+        end = module_lines[following] - 1 if following < len(module_lines) else len(source_lines)
         functions.append((const, first, body, end))
     return functions
 
@@ -344,29 +370,26 @@ def _lines(code: "Any") -> "List[int]":
     """The lines of a code object's own line table."""
     if sys.version_info >= (3, 10):
         return [line for _, _, line in code.co_lines() if line is not None]
-    # dis.findlinestarts, without importing dis: a pair with no bytecode step
-    # only carries a long line step on.
+    from itertools import accumulate, compress
+
+    # dis.findlinestarts, without importing dis, in C loops: a pair with no
+    # bytecode step only carries a long line step on.
     table = code.co_lnotab
-    line = code.co_firstlineno
-    lines = []
-    for index in range(0, len(table), 2):
-        if table[index]:
-            lines.append(line)
-        step = table[index + 1]
-        line += step - 256 if step >= 128 else step
-    if table:
-        lines.append(line)
-    return lines
+    if not table:
+        return [code.co_firstlineno]
+    steps = memoryview(table).cast("b")[1::2]
+    lines = list(accumulate(steps, initial=code.co_firstlineno))  # the line before each pair, then the last
+    return [*compress(lines, table[0::2]), lines[-1]]
 
 
-def _last_line(code: "Any") -> int:
-    """The last line with code in a code object and the ones nested in it."""
-    last = max(_lines(code), default=code.co_firstlineno)
-    code_type = type(code)
-    for const in code.co_consts:
-        if type(const) is code_type:
-            last = max(last, _last_line(const))
-    return last
+def _first_line(code: "Any") -> int:
+    """The first line of a code object's own code (the smallest in its line table)."""
+    if sys.version_info >= (3, 10):
+        from operator import itemgetter
+
+        first: int = min(filter(None, map(itemgetter(2), code.co_lines())), default=code.co_firstlineno)
+        return first
+    return min(_lines(code))
 
 
 def _filename_text(filename: object) -> str:
