@@ -74,7 +74,13 @@ try:
     shown = []
     for cell in ["%colors nocolor"] + json.loads(sys.stdin.read()):
         msg_id = client.execute(cell)
-        reply = client.get_shell_msg(timeout=120)["content"]
+        # The reply to this cell: a kernel may send other shell replies first (a late
+        # kernel_info_reply of the start), which belong to no cell.
+        while True:
+            answer = client.get_shell_msg(timeout=120)
+            if answer["parent_header"].get("msg_id") == msg_id:
+                reply = answer["content"]
+                break
         messages = []
         while True:
             message = client.get_iopub_msg(timeout=120)
