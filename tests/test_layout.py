@@ -18,8 +18,10 @@ PACKAGE = SRC / "exceptstar"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 # Layer of each wing (the first component below exceptstar); top-level modules are the core.
+# ``mypy`` is the name mypy's ``plugins`` setting imports: a door onto the integrations, as
+# ``__main__`` is onto the commands.
 LAYERS = {"": 0, "_compiler": 1, "_printing": 1, "asyncio": 2, "socket": 2, "testing": 2,
-          "_integrations": 3, "_commands": 4, "__main__": 5}
+          "_integrations": 3, "mypy": 4, "_commands": 4, "__main__": 5}
 # Siblings that must not import each other.
 APART = {frozenset({"_compiler", "_printing"})}
 # The hub: exposes every wing's public names lazily (by name) and to type checkers.

@@ -70,6 +70,8 @@ The names reached through ``__exceptstar__`` are those of ``runtime``.
 import ast
 import sys
 
+from exceptstar._compiler.positions import NO_LINE, POSITION, keyword_position, position_all
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -133,7 +135,7 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
         at = body[first] if first < len(body) else body[-1]
         provide = ast.Expr(ast.Call(ast.Attribute(ast.Name("__exceptstar__", _LOAD), "provide_group_names",
                                                   _LOAD), [], []))
-        _position_all([provide], _keyword_position(at))
+        position_all([provide], keyword_position(at))
         body.insert(first, provide)
     if body:
         first = 0
@@ -144,8 +146,8 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
         # those are the user's, whose lines a tracer (coverage) must not see run.
         # On 3.10 no line at all: its `except` path would report the first
         # statement's line a second time (pdb's `step` stopped there twice).
-        _position_all(find_runtime, _NO_LINE if sys.version_info[:2] == (3, 10) else
-                      _keyword_position(body[first] if first < len(body) else body[-1]))
+        position_all(find_runtime, NO_LINE if sys.version_info[:2] == (3, 10) else
+                      keyword_position(body[first] if first < len(body) else body[-1]))
         body[first:first] = find_runtime
     return True
 
@@ -165,25 +167,6 @@ def _is_prologue(node: "Any", index: int) -> bool:
         return True
     return index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
         and isinstance(node.value.value, str)
-
-
-def _position_all(nodes: "List[Any]", at: "Dict[str, int]") -> None:
-    """Give ``nodes``, wholly generated, and every node under them the position ``at``."""
-    # A node's fields and positions live in its __dict__: read and written
-    # there, the walk costs no calls.
-    node_type = ast.AST
-    todo = list(nodes)
-    while todo:
-        node = todo.pop()
-        fields = node.__dict__
-        if node._attributes:
-            fields.update(at)
-        for field in node._fields:
-            value = fields.get(field)
-            if type(value) is list:
-                todo.extend(value)
-            elif isinstance(value, node_type):
-                todo.append(value)
 
 
 def _is_star_try(node: "ast.AST") -> bool:
@@ -252,7 +235,7 @@ class _Rewriter:
                         uses_group_names = uses_group_names or child.id in _GROUP_NAMES  # type: ignore[attr-defined]
                     elif (kind is attribute and rewrite_notes and child.attr == "add_note"  # type: ignore[attr-defined]
                             and type(child.ctx) is ast.Load):  # type: ignore[attr-defined]
-                        at = {key: getattr(child, key) for key in _POSITION}
+                        at = {key: getattr(child, key) for key in POSITION}
                         method = ast.Attribute(ast.Name("__exceptstar__", _LOAD, **at), "note_method", _LOAD, **at)
                         call = ast.Call(method, [child.value], [], **at)  # type: ignore[attr-defined]
                         if type(value) is list:
@@ -281,14 +264,14 @@ class _StarTry:
         self.node = node
         self.memo = memo
         self.star, self.part, self.raised = (f"__es_{what}_{depth}__" for what in ("star", "part", "raised"))
-        self.at = _keyword_position(node.handlers[0])
+        self.at = keyword_position(node.handlers[0])
 
     def build(self) -> "Any":
         node = self.node
         clauses: List[Any] = []
         for index, handler in enumerate(node.handlers):
             clauses.extend(self._clause(index, handler))
-        self.at = _keyword_position(node.handlers[0])
+        self.at = keyword_position(node.handlers[0])
         body: List[Any] = [
             # Bound first, without a call, so that every guard's handler finds both.
             self._new(ast.Assign, [self._name(self.star, True), self._name(self.part, True)], self._none()),
@@ -313,9 +296,9 @@ class _StarTry:
             # After the last clause that is the engine's finishing code, which
             # has no line at all, as CPython's own.
             handlers = self.node.handlers
-            self.at = _keyword_position(handlers[index + 1]) if index + 1 < len(handlers) else _NO_LINE
+            self.at = keyword_position(handlers[index + 1]) if index + 1 < len(handlers) else NO_LINE
         else:
-            self.at = _keyword_position(handler)
+            self.at = keyword_position(handler)
         # Everything a handler raises is caught and recorded, so what follows
         # its try always runs: no `finally` needed.  Recorded by an augmented
         # assignment to a slot, which calls nothing: no signal handler can run
@@ -331,7 +314,7 @@ class _StarTry:
                 new(ast.Assign, [self._name(handler.name, True)], self._none()),
                 new(ast.Delete, [new(ast.Name, handler.name, _DEL)]),
             ]
-        self.at = _keyword_position(handler)
+        self.at = keyword_position(handler)
         run: List[Any] = []
         if handler.name:
             run.append(new(ast.Assign, [self._name(handler.name, True)], self._name(self.part)))
@@ -366,18 +349,18 @@ class _StarTry:
             # line followed by wherever the statement goes next, as natively.
             # 3.10's compiler writes "no line" for a negative line; before
             # PEP 626 the line table has no way to say it.
-            self.at = _NO_LINE
+            self.at = NO_LINE
             # But the compiler gives an implicit `return` with no line (the
             # statement last in a module or function) the line of the code laid
             # out last before it that has one: without one here, the last
             # clause's body, reported run although it never ran.  The recovery
             # from an interrupt, laid out just before and run only after one,
             # takes the last clause's line, which is 3.11's for that return.
-            recovered = _keyword_position(self.node.handlers[-1])
+            recovered = keyword_position(self.node.handlers[-1])
         usual = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
         # Fresh nodes (never shared ones): they are positioned afterwards.
         recover = ast.Assign([ast.Name(self.part, _STORE)], ast.Name(self.star, _LOAD))
-        _position_all([recover], recovered)
+        position_all([recover], recovered)
         return [
             self._guard([outcome()], 0, [recover]),
             new(ast.If, usual, reraise(), [outcome(), *reraise()]),
@@ -446,19 +429,3 @@ class _StarTry:
 # Context and operator nodes carry no position: one of each serves every use, as in the parser's trees.
 _LOAD, _STORE, _DEL = ast.Load(), ast.Store(), ast.Del()
 _ADD, _IS, _IS_NOT = ast.Add(), ast.Is(), ast.IsNot()
-
-
-_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-# Code with no line (3.10): what runs after every clause.
-_NO_LINE = {"lineno": -1, "col_offset": 0, "end_lineno": -1, "end_col_offset": 0}
-
-
-def _keyword_position(where: "Any") -> "Dict[str, int]":
-    """A clause's ``except`` keyword: its machinery's position.
-
-    The keyword only, not the whole clause: 3.12+ reports an attribute load at
-    its node's *end* line, which for a whole clause would be the last line of
-    its handler.
-    """
-    lineno, col = where.lineno, where.col_offset
-    return {"lineno": lineno, "col_offset": col, "end_lineno": lineno, "end_col_offset": col + len("except")}

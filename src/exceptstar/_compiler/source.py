@@ -13,7 +13,14 @@ clauses the parser would reject (``except*:``, unparenthesized types).
 import builtins
 import re
 
-from exceptstar._compiler.syntax import NO_TYPES, NOT_PARENTHESIZED_AS, Problem, lines
+from exceptstar._compiler.syntax import (
+    NO_TYPES,
+    NOT_PARENTHESIZED_AS,
+    UNPARENTHESIZED_NOTE,
+    Problem,
+    find_problems,
+    lines,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -371,3 +378,26 @@ def mark(tree: "ast.AST", stars: "Dict[Key, Key]", lists: "Optional[Dict[Key, An
             for case in getattr(node, "cases", ()):
                 todo.append(case.body)
     return found
+
+
+def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
+    """Every invalid ``except*`` use in ``source`` (not just the first), on any version,
+    and a note (``UNPARENTHESIZED_NOTE``) for each list of types without parentheses.
+
+    With a syntax error of another kind the tree is lost, so the list is the
+    tokenizer's ``except*`` problems (anywhere in the file) and that error,
+    named by its class (``IndentationError``, ``TabError``, ...).
+    """
+    text = source_text(source, filename)
+    scan = Scan(text)
+    # Valid, but not everywhere: a note where no error is.
+    notes = [Problem(UNPARENTHESIZED_NOTE, (row, col + 1, row, col + 1), None)
+             for (row, _), ((_, col), _) in scan.lists.items()]
+    try:
+        tree = _builtin_compile(scan.rewritten, filename, "exec", _PyCF_ONLY_AST, True)
+    except SyntaxError as error:
+        scan.restore_text(error)
+        position = (error.lineno or 0, error.offset or 0, 0, 0)
+        return [*scan.errors, Problem(f"{type(error).__name__}: {error.msg}", position, error.text), *notes]
+    mark(tree, scan.stars, scan.tuples())
+    return [*find_problems(tree, scan.stars, text, scan.errors), *notes]

@@ -15,7 +15,7 @@ import sys
 from exceptstar._classes import PURE
 from exceptstar._compiler import runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
 from exceptstar._compiler.source import Scan, has_except_star, mark, quick_scan, source_text
-from exceptstar._compiler.syntax import UNPARENTHESIZED_NOTE, Problem, before, check_tree, find_problems
+from exceptstar._compiler.syntax import before, check_tree, find_problems
 from exceptstar._compiler.syntax import lines as lines_of
 
 TYPE_CHECKING = False
@@ -443,26 +443,3 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
     mark(tree, scan.stars, scan.tuples())
     check_tree(tree, scan.stars, filename, text, list(scan.errors), scan.rewritten, mode)
     return tree  # type: ignore[no-any-return]
-
-
-def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
-    """Every invalid ``except*`` use in ``source`` (not just the first), on any version,
-    and a note (``UNPARENTHESIZED_NOTE``) for each list of types without parentheses.
-
-    With a syntax error of another kind the tree is lost, so the list is the
-    tokenizer's ``except*`` problems (anywhere in the file) and that error,
-    named by its class (``IndentationError``, ``TabError``, ...).
-    """
-    text = source_text(source, filename)
-    scan = Scan(text)
-    # Valid, but not everywhere: a note where no error is.
-    notes = [Problem(UNPARENTHESIZED_NOTE, (row, col + 1, row, col + 1), None)
-             for (row, _), ((_, col), _) in scan.lists.items()]
-    try:
-        tree = _builtin_compile(scan.rewritten, filename, "exec", _PyCF_ONLY_AST, True)
-    except SyntaxError as error:
-        scan.restore_text(error)
-        position = (error.lineno or 0, error.offset or 0, 0, 0)
-        return [*scan.errors, Problem(f"{type(error).__name__}: {error.msg}", position, error.text), *notes]
-    mark(tree, scan.stars, scan.tuples())
-    return [*find_problems(tree, scan.stars, text, scan.errors), *notes]
