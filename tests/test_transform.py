@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 import pytest
+from support import pyodide
 from support.interpreters import native_python
 from support.processes import run_python
 
@@ -147,12 +148,24 @@ def _run(exe: str, programs: list[str], pure: bool) -> list[object]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
-def test_generated_programs_match_native() -> None:
+def _newest(programs: list[str]) -> list[object]:
+    """The outcomes under the newest CPython: 3.14 as Pyodide where installed (exceptstar follows
+    it where 3.13.0 differs: the traceback of the group that wraps a naked exception), else native."""
+    if pyodide.available():
+        # One line of output each, so no line is longer than Pyodide's stdout passes whole.
+        driver = DRIVER.replace("print(json.dumps(results))", "print(*map(json.dumps, results), sep='\\n')")
+        proc = pyodide.run(driver, stdin=json.dumps(programs))
+        assert proc.returncode == 0, proc.stderr
+        return [json.loads(line) for line in proc.stdout.splitlines()]
     native = native_python()
     if native is None:
         pytest.skip("no CPython 3.11+ on this machine")
+    return _run(native, programs, pure=False)
+
+
+def test_generated_programs_match_native() -> None:
     programs = [generate(seed) for seed in range(PROGRAM_COUNT)]
-    expected = _run(native, programs, pure=False)
+    expected = _newest(programs)
     actual = _run(sys.executable, programs, pure=sys.version_info >= (3, 11))
     for source, want, got in zip(programs, expected, actual):
         assert got == want, source
