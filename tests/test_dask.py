@@ -23,16 +23,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.heavy import require
 from support.processes import ROOT, child_env
 
-REQUIRED = sys.version_info[:2] in ((3, 10), (3, 13)) and bool(os.environ.get("EXCEPTSTAR_REQUIRE_LINT")
-                                                              or os.environ.get("CI"))
-try:
-    import distributed
-except ImportError:
-    if REQUIRED:
-        raise
-    pytest.skip("dask[distributed] is installed in the 3.10 and 3.13 environments", allow_module_level=True)
+require("distributed", what="dask[distributed] is")
+import distributed  # noqa: E402
 
 PROGRAM = {
     # What the worker runs: except* handles the KeyErrors there; the ValueErrors go on to the client.

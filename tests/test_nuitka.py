@@ -10,23 +10,16 @@ installed in the 3.10 environment only, and this is one build.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.heavy import require
 from support.processes import child_env
 from test_tools_runners import reference
 
-REQUIRED = sys.version_info[:2] == (3, 10) and bool(os.environ.get("EXCEPTSTAR_REQUIRE_LINT")
-                                                     or os.environ.get("CI"))
-try:
-    import nuitka  # noqa: F401
-except ImportError:
-    if REQUIRED:
-        raise
-    pytest.skip("Nuitka is installed in the 3.10 environment", allow_module_level=True)
+require("nuitka", versions=((3, 10),), what="Nuitka is")
 
 PROGRAM = {
     "jobs.py": (

@@ -15,23 +15,16 @@ environments only.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.heavy import require
 from support.processes import child_env
 from test_tools_runners import reference
 
-REQUIRED = sys.version_info[:2] in ((3, 10), (3, 13)) and bool(os.environ.get("EXCEPTSTAR_REQUIRE_LINT")
-                                                              or os.environ.get("CI"))
-try:
-    import PyInstaller  # noqa: F401
-except ImportError:
-    if REQUIRED:
-        raise
-    pytest.skip("PyInstaller is installed in the 3.10 and 3.13 environments", allow_module_level=True)
+require("PyInstaller", what="PyInstaller is")
 
 APP = {
     "lib/__init__.py": "",

@@ -24,17 +24,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.heavy import require
 from support.processes import ROOT, SRC
 
-REQUIRED = sys.version_info[:2] in ((3, 10), (3, 13)) and bool(os.environ.get("EXCEPTSTAR_REQUIRE_LINT")
-                                                              or os.environ.get("CI"))
-try:
-    import pex  # noqa: F401
-    import shiv  # noqa: F401
-except ImportError:
-    if REQUIRED:
-        raise
-    pytest.skip("shiv and pex are installed in the 3.10 and 3.13 environments", allow_module_level=True)
+require("pex", "shiv", what="shiv and pex are")
 
 APP = {
     "app/__init__.py": "",
