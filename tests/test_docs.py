@@ -261,3 +261,38 @@ def test_wheel_installs_and_runs_the_demo(dist: Path, which: str, tmp_path: Path
     provided = "transformed for CPython" if version < (3, 11) else "natively by CPython"
     assert f"except* was provided {'by exceptstar ' + exceptstar.__version__ + ': ' if version < (3, 11) else ''}" \
            f"{provided}" in proc.stdout.splitlines()[-1], proc.stdout
+
+
+SMALL = "try:\n    work()\nexcept* ValueError as e:\n    print(e)\n"
+
+
+@docs_env_only
+def test_show_prints_the_same_statements_everywhere_but_not_the_same_lines(tmp_path: Path) -> None:
+    # docs/howto/linters.md: the statements agree on every version, their line numbers do not.
+    (tmp_path / "small.py").write_text(SMALL)
+    outputs = {}
+    for version, exe in find_interpreters().items():
+        proc = subprocess.run([exe, "-m", "exceptstar", "show", "small.py"], cwd=tmp_path, capture_output=True,
+                              text=True, env=_env(), timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        outputs[version] = proc.stdout
+    statements = {tuple(line.split("|", 1)[1] for line in text.splitlines() if "|" in line) for text in outputs.values()}
+    assert len(statements) == 1
+    assert len(set(outputs.values())) > 1
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+ parse except* themselves")
+def test_pytest_cov_needs_no_setting_and_a_standalone_report_does(tmp_path: Path) -> None:
+    # docs/howto/coverage.md and the table of docs/howto/index.md.
+    (tmp_path / "mod.py").write_text("def f():\n    try:\n        raise ExceptionGroup('x', [ValueError(1)])\n"
+                                     "    except* ValueError:\n        done = 1\n    return done\n")
+    (tmp_path / "test_mod.py").write_text("from mod import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(tmp_path)])
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=mod",
+                           "--cov-report=term", "test_mod.py"], cwd=tmp_path, capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0 and re.search(r"mod\.py\s+6\s+0\s+100%", proc.stdout), proc.stdout + proc.stderr
+    report = subprocess.run([sys.executable, "-m", "coverage", "report"], cwd=tmp_path, capture_output=True,
+                            text=True, env=env, timeout=60)
+    assert "Couldn't parse" in report.stdout + report.stderr
