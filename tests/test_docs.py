@@ -276,7 +276,8 @@ def test_show_prints_the_same_statements_everywhere_but_not_the_same_lines(tmp_p
                               text=True, env=_env(), timeout=60)
         assert proc.returncode == 0, proc.stderr
         outputs[version] = proc.stdout
-    statements = {tuple(line.split("|", 1)[1] for line in text.splitlines() if "|" in line) for text in outputs.values()}
+    statements = {tuple(line.split("|", 1)[1] for line in text.splitlines() if "|" in line)
+                  for text in outputs.values()}
     assert len(statements) == 1
     assert len(set(outputs.values())) > 1
 

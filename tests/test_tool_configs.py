@@ -2,7 +2,7 @@
 
 Each tool must refuse the project as it is (so the test shows the problem is
 real) and accept it with exactly the settings ``python -m exceptstar config``
-prints, pasted in as the README says.  The tools are those of the linting
+prints, pasted in as docs/howto/linters.md says.  The tools are those of the linting
 environments (the ``lint`` extra); elsewhere the tests skip, unless
 EXCEPTSTAR_REQUIRE_LINT says they must run.
 """
@@ -122,7 +122,7 @@ PYLINT_DISABLE = "# pylint: disable=using-exception-groups-in-unsupported-versio
 def test_pylint(project: Path) -> None:
     pylint = tool("pylint")
     # The project's own noise (docstrings), and the exceptstar import that
-    # shadows the 3.11+ builtin (see the README), are not what is tested here.
+    # shadows the 3.11+ builtin (see docs/howto/linters.md), are not what is tested here.
     settings = ('[tool.pylint.main]\npy-version = "3.8"\n\n[tool.pylint."messages control"]\n'
                 'disable = ["missing-docstring", "redefined-builtin"]\n')
     (project / "pyproject.toml").write_text(settings)
