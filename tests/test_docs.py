@@ -104,6 +104,29 @@ def test_page_examples_do_what_is_shown(page: Path, tmp_path: Path) -> None:
     assert ran or not any(True for _ in sessions(page)) or files(page), page
 
 
+FRAGMENT = re.compile(r"^(% fragment: [^\n]*\n)?```python\n(.*?)^```", re.S | re.M)
+UNNAMED = [(page, bool(mark), code) for page in PAGES for mark, code in FRAGMENT.findall(page.read_text())
+           if not re.match(r"# ([\w/]+\.py)\b", code)]
+
+
+@pytest.mark.parametrize("page, fragment, code", UNNAMED,
+                         ids=[f"{p.relative_to(DOCS)}-{i}" for i, (p, _, _) in enumerate(UNNAMED)])
+def test_every_other_python_example_runs_or_compiles(page: Path, fragment: bool, code: str, tmp_path: Path) -> None:
+    # A block marked "% fragment: why" (a MyST comment, not shown) needs names from the reader's
+    # program: it must compile, as 3.11 compiles it (top-level await for an "async with" part).
+    # Every other block is a whole program and must run without error.
+    (tmp_path / "example.py").write_text(code)
+    if fragment:
+        import ast
+
+        import exceptstar
+        exceptstar.compile(code, str(page), "exec", flags=getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0))
+        return
+    proc = subprocess.run([sys.executable, "-m", "exceptstar", "run", "example.py"], cwd=tmp_path,
+                          capture_output=True, text=True, env=_env(), timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_the_pages_that_moved_from_the_readme_keep_their_examples() -> None:
     named = {name for page in PAGES for name in files(page)}
     assert {"script.py", "test_things.py", "jobs.py", "fetch.py", "test_fetch.py", "figure.py"} <= named
