@@ -152,7 +152,7 @@ def test_outside_cancel_of_a_task_in_a_group_ends() -> None:
 
 def test_outside_cancel_counts_when_it_reaches_the_group() -> None:
     # 3.13 counts an outside cancel() when it is made; exceptstar on 3.8-3.10
-    # when its CancelledError reaches a TaskGroup or a timeout (README).
+    # when its CancelledError reaches a TaskGroup or a timeout (docs/howto/asyncio.md).
     seen = []
 
     async def main() -> None:

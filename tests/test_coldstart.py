@@ -203,9 +203,9 @@ def test_native_transforms_nothing(tmp_path: Path) -> None:
                                                  "no module is transformed\n")
 
 
-def test_readme_example_is_what_the_command_prints(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text()
-    block = next(block for block in readme.split("```text\n") if block.startswith("$ docker run --rm myimage"))
+def test_docs_example_is_what_the_command_prints(tmp_path: Path) -> None:
+    page = (ROOT / "docs" / "howto" / "compileall.md").read_text()
+    block = next(block for block in page.split("```text\n") if block.startswith("$ docker run --rm myimage"))
     shown = block.split("```")[0].splitlines()[1:]
     site = make_site(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "exceptstar", "coldstart", str(site)], capture_output=True, text=True,

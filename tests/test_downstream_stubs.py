@@ -156,9 +156,8 @@ def test_pyright_downstream(checker: str, backend: str, target: str, built: dict
         normalized(expected.stdout, native_site).replace(str(tmp_path / "native"), "<user>")
 
 
-def test_readme_shows_the_settings_built_here() -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Projects that depend on yours\n")[1].split("\n## ")[0]
+def test_docs_show_the_settings_built_here() -> None:
+    section = (ROOT / "docs" / "howto" / "depending.md").read_text()
     blocks = re.findall(r"```toml\n(.*?)```", section, re.S)
     assert len(blocks) == len(BACKENDS)
     for backend, block in zip(BACKENDS, blocks):

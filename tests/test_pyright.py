@@ -14,7 +14,7 @@ one tool (the same binary), on the same files:
 The route reports in ``jobs.py`` what the oracle reports there (the handlers'
 types, every error that depends on them), what the target reports for the
 target-only lines (``tomllib``), and in the other modules what the target
-reports.  What it cannot report (the README says why) is pinned: the syntax
+reports.  What it cannot report (docs/howto/pyright.md says why) is pinned: the syntax
 the runtime union of 3.10 and the module's own version checks, read as
 3.11 code in ``jobs.py``.
 """
@@ -270,9 +270,8 @@ def test_without_the_route(name: str, tmp_path: Path) -> None:
     assert 'Type of "group" is "Unknown"' in messages
 
 
-def test_readme_block_is_what_config_prints(tmp_path: Path) -> None:
-    readme = (SRC.parent / "README.md").read_text()
-    section = readme[readme.index("### pyright and basedpyright"):]
+def test_docs_block_is_what_config_prints(tmp_path: Path) -> None:
+    section = (SRC.parent / "docs" / "howto" / "pyright.md").read_text()
     shown = json.loads(section[section.index("```json\n") + 8:section.index("```\n", section.index("```json"))])
     root = project(tmp_path)
     printed = exceptstar("config", "pyright", "--target=3.9", "src", cwd=root)

@@ -2,7 +2,7 @@
 
 Each tool must refuse the project as it is (so the test shows the problem is
 real) and accept it with exactly the settings ``python -m exceptstar config``
-prints, pasted in as the README says.  The tools are those of the linting
+prints, pasted in as docs/howto/linters.md says.  The tools are those of the linting
 environments (the ``lint`` extra); elsewhere the tests skip, unless
 EXCEPTSTAR_REQUIRE_LINT says they must run.
 """
@@ -184,7 +184,7 @@ PYLINT_DISABLE = "# pylint: disable=using-exception-groups-in-unsupported-versio
 def test_pylint(project: Path) -> None:
     pylint = tool("pylint")
     # The project's own noise (docstrings), and the exceptstar import that
-    # shadows the 3.11+ builtin (see the README), are not what is tested here.
+    # shadows the 3.11+ builtin (see docs/howto/linters.md), are not what is tested here.
     settings = ('[tool.pylint.main]\npy-version = "3.8"\n\n[tool.pylint."messages control"]\n'
                 'disable = ["missing-docstring", "redefined-builtin"]\n')
     (project / "pyproject.toml").write_text(settings)
@@ -358,13 +358,14 @@ def test_mypy_checks_every_module(project: Path) -> None:
     assert "Found 2 errors in 2 files (checked 3 source files)" in checked.stdout, checked.stdout
 
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+HOWTO = Path(__file__).resolve().parent.parent / "docs" / "howto"
 
 
-# pyright's block names the target too: tests/test_pyright.py compares it with the README.
+# pyright's block names the target too: tests/test_pyright.py compares it with its page.
 @pytest.mark.parametrize("name", ["ruff", "mypy", "flake8", "black"])
-def test_readme_shows_what_config_prints(project: Path, name: str) -> None:
-    section = README[README.index(f"\n### {name}\n"):]
+def test_docs_show_what_config_prints(project: Path, name: str) -> None:
+    page = (HOWTO / "mypy.md").read_text() if name == "mypy" else (HOWTO / "linters.md").read_text()
+    section = page[page.index(f"# {name}\n"):]
     shown = re.search(r"```(?:toml|json|ini)\n(.*?)```", section, re.S)
     assert shown, name
     printed = exceptstar("config", name, "src", cwd=project).splitlines(keepends=True)

@@ -9,7 +9,7 @@ for the spec, so finders placed earlier (pytest's assertion rewriter, editable
 installs) keep precedence; it only swaps the loader of plain source files.
 
 The loader keeps the transformed bytecode beside the normal ``.pyc``, under a
-tag with exceptstar's version (``mod.cpython-310.exceptstar-0.3.0.pyc``): a
+tag with exceptstar's version (``mod.cpython-310.exceptstar-0.4.0.pyc``): a
 timestamp pyc keyed on the source's mtime and size, written atomically by the
 normal machinery and ignored on any error.  A module
 without ``except*`` goes the normal way and gets the normal ``.pyc``: on

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 class TaskGroup:
     """Asynchronous context manager for managing groups of tasks.
 
-    Example use:
+    Example use::
 
         async with TaskGroup() as group:
             task1 = group.create_task(some_coroutine(...))
