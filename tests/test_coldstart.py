@@ -25,6 +25,9 @@ from typing import Iterator, Sequence
 import pytest
 from support.processes import PURE_HERE, ROOT, child_env
 
+# Every test here starts processes (the tool, the programs it checks).
+pytestmark = pytest.mark.needs_processes
+
 SITE = {
     "mylib/__init__.py": "NOTE = 'except* lives in jobs'\n",
     "mylib/jobs.py": (

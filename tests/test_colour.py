@@ -191,6 +191,7 @@ CASES = ["nested", "wide", "deep", "odd"]
 PATHS = ["format", "only"] + (["hook"] if OLD else [])
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", CASES)
 def test_as_314(ours: Dict[str, Dict[str, str]], py314: Dict[str, Dict[str, str]], case: str, path: str) -> None:
@@ -201,6 +202,7 @@ def test_as_314(ours: Dict[str, Dict[str, str]], py314: Dict[str, Dict[str, str]
     assert for_old(mine) == for_old(reference)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", CASES)
 def test_what_313_shares(ours: Dict[str, Dict[str, str]], py313: Dict[str, Dict[str, str]],

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support import coverage_project as project
 from support.coverage_programs import ANALYSIS, program
 from support.interpreters import native_python
@@ -30,6 +31,7 @@ def analyse(python: str, folder: Path, rc: str, env: dict[str, str]) -> dict[str
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
+@pytest.mark.needs_processes
 def test_static_analysis_equals_native(tmp_path: Path) -> None:
     project.require("coverage")
     exe = native_python()

@@ -25,6 +25,9 @@ from support import typed_project
 from support.processes import SRC, child_env
 from support.render_native import installed, reference
 
+# Every test here starts processes (the tool, the programs it checks).
+pytestmark = pytest.mark.needs_processes
+
 HERE = sys.version_info[:2]
 # The mypy release this interpreter runs, and the targets below 3.11 it checks here.
 RELEASES = {(3, 8): ("1.14.1", ["3.8", "3.10"]), (3, 9): ("1.19.1", ["3.9"]), (3, 10): ("2.4.1", ["3.10"]),

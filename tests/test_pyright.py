@@ -270,6 +270,7 @@ def test_without_the_route(name: str, tmp_path: Path) -> None:
     assert 'Type of "group" is "Unknown"' in messages
 
 
+@pytest.mark.needs_processes
 def test_docs_block_is_what_config_prints(tmp_path: Path) -> None:
     section = (SRC.parent / "docs" / "howto" / "pyright.md").read_text()
     shown = json.loads(section[section.index("```json\n") + 8:section.index("```\n", section.index("```json"))])

@@ -266,6 +266,7 @@ NOT_PROJECT = ["build/lib/app/jobs.py", "dist/app/jobs.py", ".tox/py38/lib/jobs.
                "venv/jobs.py", "env38/jobs.py", "oldenv/jobs.py", ".eggs/jobs.py", "_build/jobs.py"]
 
 
+@pytest.mark.needs_processes
 def test_config_lists_the_clauses_only(project: Path) -> None:
     app = project / "src" / "app"
     for name, text in NOT_CLAUSES.items():
@@ -339,6 +340,7 @@ PACKAGE = {
 }
 
 
+@pytest.mark.needs_processes
 def test_mypy_checks_every_module(project: Path) -> None:
     package = project / "src" / "gatherkit"
     package.mkdir()
@@ -362,6 +364,7 @@ HOWTO = Path(__file__).resolve().parent.parent / "docs" / "howto"
 
 
 # pyright's block names the target too: tests/test_pyright.py compares it with its page.
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("name", ["ruff", "mypy", "flake8", "black"])
 def test_docs_show_what_config_prints(project: Path, name: str) -> None:
     page = (HOWTO / "mypy.md").read_text() if name == "mypy" else (HOWTO / "linters.md").read_text()
