@@ -193,6 +193,20 @@ def test_check_finds_several_errors_in_one_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.needs_processes
+def test_check_words_mixed_clauses_as_314(tmp_path: Path) -> None:
+    # Types that are not one expression in mixed clauses: 3.14's "invalid syntax", once, and
+    # no PEP 758 note where an error is; the file past the first error is still read.
+    parts = ["try:\n    pass\nexcept* ValueError:\n    pass\nexcept KeyError, TypeError:\n    pass\n\n",
+             "try:\n    pass\nexcept ValueError:\n    pass\nexcept* A, B:\n    pass\n"]
+    (tmp_path / "mixed.py").write_text("".join(parts))
+    ours = exceptstar("check", "mixed.py", cwd=tmp_path)
+    assert ours.stdout.splitlines() == ["mixed.py:5: invalid syntax", "mixed.py:12: invalid syntax"]
+    report = "import sys\ntry:\n    compile(sys.stdin.read(), 'f', 'exec')\nexcept SyntaxError as e:\n    print(e.msg)"
+    for part in parts:
+        assert pyodide.output(report, stdin=part) == "invalid syntax\n"
+
+
+@pytest.mark.needs_processes
 def test_run_missing_program_same_as_python(tmp_path: Path) -> None:
     for args in (["./sub/../missing.py"], ["-m", "missing_module"]):
         ours = exceptstar("run", *args, cwd=tmp_path)

@@ -5,8 +5,7 @@ must be the same: message, line, offset, end (3.10+ have ends) and text.
 Compiler errors (``return`` in an ``except*`` block) count UTF-8 bytes and,
 for ``return``, point at the value only when it is a constant (after
 constant folding) on the statement's line; parser errors count characters;
-a starred clause after plain ones reports its own error first when it has no
-types or unparenthesized ones.
+mixed clauses whose types are not one expression are 3.14's "invalid syntax".
 """
 
 from __future__ import annotations
@@ -53,15 +52,15 @@ CASES = [
     "def f():\n    try:\n        pass\n    except* A:\n        return ('é'\n            + 'b')\n",
     "try:\n    pass\nexcept* (x for x in y), B:\n    pass\n",
     "try:\n    pass\nexcept* (), B:\n    pass\n",
+    # 3.14 stops at the star of a starred clause after plain ones whose types are not one
+    # expression, and at the first type of a plain list after starred ones: "invalid syntax".
+    'try: pass\nexcept ValueError: pass\nexcept* A, B as e: pass\n',
+    'try: pass\nexcept ValueError: pass\nexcept*: pass\nexcept* A: pass\n',
+    'try: pass\nexcept: pass\nexcept*: pass\n',
+    'try: pass\nexcept* ValueError: pass\nexcept KeyError, TypeError as e: pass\n',
+    'try:\n    pass\nexcept* A:\n    try:\n        pass\n    except B:\n        pass\nexcept C, D:\n    pass\n',
+    'def f():\n    try:\n        pass\n    except* A:\n        pass\n    except KeyError, B:\n        pass\n',
 ]
-
-# 3.14's parser reports a starred clause with no types or unparenthesized ones after
-# plain clauses as "invalid syntax" at the star: not followed yet (README, known differences).
-NOT_YET_314 = {
-    'try: pass\nexcept ValueError: pass\nexcept*: pass\n',
-    'try: pass\nexcept ValueError: pass\nexcept* A, B: pass\n',
-    'try: pass\nexcept* ValueError: pass\nexcept A, B: pass\n',
-}
 
 REPORT = """\
 import json, sys
@@ -95,8 +94,6 @@ def test_positions_and_precedence_as_native() -> None:
         expected = _errors(native, "COMPILE = compile")
     ours = _errors(sys.executable, "import exceptstar; COMPILE = exceptstar.compile", pure=PURE)
     for source, theirs, mine in zip(CASES, expected, ours):
-        if sys.version_info < (3, 11) and source in NOT_YET_314:
-            continue
         if theirs is None:
             assert mine is None, source
             continue
@@ -104,6 +101,4 @@ def test_positions_and_precedence_as_native() -> None:
         if sys.version_info < (3, 10):
             theirs = theirs[:4] + theirs[6:]  # no end positions before 3.10
             mine = mine[:4] + mine[6:]
-            if "except A, B" in source:
-                continue  # the interpreter's own parser error for a plain clause ("invalid syntax")
         assert mine == theirs, source

@@ -14,6 +14,7 @@ import builtins
 import re
 
 from exceptstar._compiler.syntax import (
+    INVALID,
     NO_TYPES,
     NOT_PARENTHESIZED_AS,
     UNPARENTHESIZED_NOTE,
@@ -209,6 +210,7 @@ class Scan:
             self.stars[(row, self._byte_col(row, col))] = star.end
             edits.append((star.start[0], star.start[1], " "))
             self._check_types(tokens, index + 2, edits, (row, self._byte_col(row, col)))
+        self._plain_lists_after_stars(tokens, edits)
         self.errors.sort(key=lambda error: error.order)
         edited = list(self.lines)
         for row, col, replacement in edits:
@@ -255,6 +257,48 @@ class Scan:
 
     def _line(self, row: int) -> str:
         return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
+
+    def _plain_lists_after_stars(self, tokens: "List[Any]", edits: "List[Tuple[int, int, str]]") -> None:
+        """3.14's "invalid syntax" for a plain clause with unparenthesized types after a
+        starred one of the same ``try``: at the first type, where its parser stopped.
+
+        (Alone it is a PEP 758 list, the running parser's to judge.)  Clauses of one
+        ``try``: line-initial tokens at its ``except``'s column, nothing at that column
+        or left of it between them.  Commas edited as ``_check_types`` does.
+        """
+        import tokenize
+
+        starts = [index for index, tok in enumerate(tokens)
+                  if index == 0 or tokens[index - 1].type == tokenize.NEWLINE]
+        for position, index in enumerate(starts):
+            tok = tokens[index]
+            if tok.string != "except" or index + 1 >= len(tokens) or tokens[index + 1].string in ("*", ":"):
+                continue
+            depth = 0
+            commas = []
+            for at in range(index + 1, len(tokens)):
+                depth += _bracket(tokens[at])
+                if depth == 0 and tokens[at].string in (":", "as") or tokens[at].type == tokenize.NEWLINE:
+                    break
+                if depth == 0 and tokens[at].string == ",":
+                    commas.append(at)
+            if not commas or any(tokens[at + 1].string == "as" for at in commas):
+                continue
+            column = tok.start[1]
+            starred = False
+            for earlier in reversed(starts[:position]):
+                head = tokens[earlier]
+                if head.start[1] > column:
+                    continue
+                if head.start[1] < column or head.string != "except":
+                    break
+                starred = starred or tokens[earlier + 1].string == "*"
+            if starred:
+                edits.extend((tokens[at].start[0], tokens[at].start[1],
+                              " " if tokens[at + 1].string == ":" else "|") for at in commas)
+                first = tokens[index + 1]
+                (row, col), (end_row, end_col) = first.start, first.end
+                self.errors.append(Problem(INVALID, (row, col + 1, end_row, end_col + 1), self._line(row)))
 
     def _check_types(self, tokens: "List[Any]", start: int, edits: "List[Tuple[int, int, str]]",
                      key: "Key") -> None:
@@ -367,8 +411,10 @@ def mark(tree: "ast.AST", stars: "Dict[Key, Key]", lists: "Optional[Dict[Key, An
             for handler in getattr(node, "handlers", ()):
                 if (handler.lineno, handler.col_offset) in stars:
                     handler.exceptstar_star = True
-                    if lists:
-                        handler.type = lists.get((handler.lineno, handler.col_offset), handler.type)
+                    listed = lists.get((handler.lineno, handler.col_offset)) if lists else None
+                    if listed is not None:
+                        handler.type = listed
+                        handler.exceptstar_list = True  # 3.14's own: not one expression
                     found += handler.type is not None
                 todo.append(handler.body)
             for field in ("body", "orelse", "finalbody"):
@@ -400,4 +446,5 @@ def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
         position = (error.lineno or 0, error.offset or 0, 0, 0)
         return [*scan.errors, Problem(f"{type(error).__name__}: {error.msg}", position, error.text), *notes]
     mark(tree, scan.stars, scan.tuples())
-    return [*find_problems(tree, scan.stars, text, scan.errors), *notes]
+    found = find_problems(tree, scan.stars, text, scan.errors)
+    return [*found, *(note for note in notes if all(problem.line != note.line for problem in found))]

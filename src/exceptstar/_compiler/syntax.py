@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
     Position = Tuple[int, int, int, int]
 
 MIXED = "cannot have both 'except' and 'except*' on the same 'try'"
+# 3.14's parser, where none of its error rules applies: at the token it stopped at.
+INVALID = "invalid syntax"
 NO_TYPES = "expected one or more exception types"
 NOT_PARENTHESIZED = "multiple exception types must be parenthesized"
 # CPython 3.14 (PEP 758) takes `except* A, B:`; only with `as` are parentheses still needed.
@@ -45,8 +47,10 @@ class Problem:
         # position, -1, still has a place in the source).
         self.order = order or (position[0], position[1])
         # For a mixed-clauses error on a starred clause: where that clause's
-        # header ends (errors inside it take precedence).
+        # header ends, and 3.14's error at its star, which stands for this one
+        # when the clause's types are not one expression.
         self.clause_end: Key = (0, 0)
+        self.at_star: Optional[Problem] = None
 
     @property
     def line(self) -> int:
@@ -91,9 +95,21 @@ def lines(text: str) -> "List[str]":
 
 def check_tree(tree: "ast.AST", stars: "Dict[Key, Key]", filename: str, text: "Optional[str]",
                parser_errors: "Optional[List[Problem]]" = None, rewritten: "Optional[str]" = None,
-               mode: str = "exec") -> None:
-    """Raise the SyntaxError CPython raises first for ``except*`` misuse in ``tree``, if any."""
+               mode: str = "exec", compiling: bool = False) -> None:
+    """Raise the SyntaxError CPython raises first for ``except*`` misuse in ``tree``, if any.
+
+    ``compiling``: the tree is about to become code, so PEP 765's warnings are
+    given (before 3.11), where 3.14 gives them: after the parser's errors,
+    before the compiler's.
+    """
     problems = find_problems(tree, stars, text, parser_errors or [])
+    if problems and problems[0].msg != FLOW:
+        raise problems[0].exception(filename)
+    if compiling and sys.version_info < (3, 11):
+        # 3.11-3.13 give no such warning, and 3.14's compiler gives its own.
+        from exceptstar._compiler.finally_flow import warn_flow_in_finally
+
+        warn_flow_in_finally(tree, filename)
     if not problems:
         return
     first = problems[0]
@@ -125,11 +141,18 @@ def find_problems(tree: "ast.AST", stars: "Dict[Key, Key]", text: "Optional[str]
     finder = _ProblemFinder(stars, source_lines)
     finder.statements(getattr(tree, "body", []), None, False)
     token_errors = parser_errors or []
-    # CPython's rule for a starred clause after plain ones needs the clause's
+    # 3.14's rule for a starred clause after plain ones needs the clause's
     # types to be one expression: with none (`except*:`) or unparenthesized
-    # ones, that clause's own error is the one reported.
-    mixed = [error for error in finder.parser_errors
-             if not any(error.order < other.order < error.clause_end for other in token_errors)]
+    # ones its parser stops at the star, and none of its own errors is given.
+    mixed = []
+    for error in finder.parser_errors:
+        inside = [other for other in token_errors if error.order < other.order < error.clause_end]
+        if inside and error.at_star is None:
+            continue  # a plain clause's list: the error at its first type stands
+        if inside:
+            token_errors = [other for other in token_errors if other not in inside]
+            error = error.at_star
+        mixed.append(error)
     parsing = sorted([*token_errors, *mixed], key=lambda error: error.order)
     return parsing + finder.compiler_errors
 
@@ -208,7 +231,13 @@ class _ProblemFinder:
             end_col = self.stars.get((row, col), (row, char_col + len("except*")))[1]
         problem = Problem(MIXED, (row, char_col + 1, row, end_col + 1), line or None)
         # Where this clause's header ends: its body's first statement.
-        problem.clause_end = (odd.body[0].lineno, odd.body[0].col_offset + 1) if not first_is_star else (0, 0)
+        problem.clause_end = (odd.body[0].lineno, odd.body[0].col_offset + 1)
+        if not first_is_star:
+            star_row, past_star = self.stars.get((row, col), (row, char_col + len("except*")))
+            star_line = self._line(star_row)
+            problem.at_star = Problem(INVALID, (star_row, past_star, star_row, past_star + 1), star_line or None)
+            if getattr(odd, "exceptstar_list", False):
+                problem = problem.at_star
         self.parser_errors.append(problem)
 
     def _flow(self, node: "Any", lost: bool) -> None:
@@ -234,5 +263,6 @@ def _folds_to_constant(node: "Any") -> bool:
     if kind == "Constant":
         return True
     return kind == "Name" and node.id == "__debug__"
+
 
 

@@ -14,6 +14,7 @@ import sys
 
 from exceptstar._classes import PURE
 from exceptstar._compiler import runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
+from exceptstar._compiler.finally_flow import flow_in_finally, may_leave_finally
 from exceptstar._compiler.source import Scan, has_except_star, mark, quick_scan, source_text
 from exceptstar._compiler.syntax import before, check_tree, find_problems
 from exceptstar._compiler.syntax import lines as lines_of
@@ -132,13 +133,13 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
             code = _compile_stubbed(data, filename, flags, optimize, module)
             if code is not None:
                 return code, True
-        tree: Any = parse(data, _filename_text(filename), mode, flags)
+        tree: Any = parse(data, _filename_text(filename), mode, flags, compiling=not flags & _PyCF_ONLY_AST)
         # Only looked for words in: any source encoding Python reads keeps ASCII as is.
         text = data if isinstance(data, str) else data.decode("latin-1")
     else:
         tree = source
         text = None
-        check_tree(tree, {}, _filename_text(filename), None)
+        check_tree(tree, {}, _filename_text(filename), None, compiling=not flags & _PyCF_ONLY_AST)
     from exceptstar._compiler.rewrite import transform
 
     # Shared nodes only in a tree compiled here: with PyCF_ONLY_AST it is the caller's.
@@ -236,10 +237,10 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
         blanked = "".join(source_lines[body - 1:end])
         if not blanked.isascii() or any(trigger in blanked for trigger in TRIGGERS):
             continue  # the rewrite changes more than the stars there
-        if "global" in blanked:
-            # A `global x` anywhere in a function makes the module's own code
-            # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
-            # table): with the body stubbed, the module code would differ.
+        if "global" in blanked or may_leave_finally(blanked):
+            # A `global x` anywhere in a function makes the module's own code store
+            # x with STORE_GLOBAL, not STORE_NAME (CPython's symbol table): stubbed,
+            # the module code would differ.  PEP 765's warnings are the tree's to give.
             continue
         line = source_lines[body - 1]
         indent = line[:len(line) - len(line.lstrip(" \t\f"))]
@@ -284,10 +285,9 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
         done = end
     others.extend(source_lines[done:])
     kept.append("\n" * (len(source_lines) - done))
-    if any(trigger in text for trigger in TRIGGERS):
-        blanked = "".join(others)
-        if any(trigger in blanked for trigger in TRIGGERS):
-            return None  # the rewrite changes more than the stars there
+    blanked = "".join(others)
+    if any(trigger in blanked for trigger in TRIGGERS) or may_leave_finally(blanked):
+        return None  # the rewrite changes more than the stars there, or PEP 765 warns
     # Future imports are blanked with the rest: their flags, as the module has them.
     flags |= native.co_flags & _future_flags()
     part = "".join(kept)
@@ -328,6 +328,8 @@ def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: in
             if mark(tree, stars) != len(stars):
                 return None
             check_tree(tree, stars, _filename_text(filename), text)
+            if flow_in_finally(tree):
+                return None  # the whole tree's path warns, in CPython's order
             if not transform(tree, part, prologue, shared=True):
                 return None
             return _builtin_compile(tree, filename, "exec", flags, True, optimize)
@@ -405,12 +407,13 @@ def _has_try_star(tree: object) -> bool:
     return try_star is not None and any(isinstance(node, try_star) for node in ast.walk(tree))  # type: ignore[arg-type]
 
 
-def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags: int = 0) -> "ast.AST":
+def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags: int = 0,
+          compiling: bool = False) -> "ast.AST":
     """Parse source that may use ``except*`` into a checked tree ready for ``transform``.
 
-    Raises SyntaxError for anything the interpreter (or CPython 3.13, for the
-    ``except*`` forms) rejects.  On 3.8-3.10 the starred handlers are marked
-    with ``exceptstar_star = True``.
+    Raises SyntaxError for anything the interpreter (or 3.14, for ``except*``)
+    rejects; ``compiling`` (a tree for code) adds the compiler's warnings.  On
+    3.8-3.10 the starred handlers are marked ``exceptstar_star = True``.
     """
     text = source_text(source, filename)
     if NATIVE_SYNTAX:
@@ -428,7 +431,7 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
             pass
         else:
             if mark(tree, stars) == len(stars):  # else: in a string, or `except*:`
-                check_tree(tree, stars, filename, text, [], rewritten, mode)
+                check_tree(tree, stars, filename, text, [], rewritten, mode, compiling)
                 return tree  # type: ignore[no-any-return]
     # The tokenizer's view: slower, but exact when an `except*` look-alike sits
     # in a string or a comment, and it finds the clauses the parser rejects.
@@ -441,5 +444,5 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
         scan.restore_text(error)
         raise
     mark(tree, scan.stars, scan.tuples())
-    check_tree(tree, scan.stars, filename, text, list(scan.errors), scan.rewritten, mode)
+    check_tree(tree, scan.stars, filename, text, list(scan.errors), scan.rewritten, mode, compiling)
     return tree  # type: ignore[no-any-return]

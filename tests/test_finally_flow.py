@@ -1,0 +1,162 @@
+"""PEP 765 before 3.11: ``return``/``break``/``continue`` leaving a ``finally`` warns in transformed code as in 3.14.
+
+Each source is compiled by CPython 3.14 (Pyodide) and by ``exceptstar.compile``
+here; the warnings (message, category, line, file) and, with the warnings made
+errors, the SyntaxError must be the same.  Imports go through the hook's
+faster paths (native code for what holds no star), which must miss none.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from support import pyodide
+from support.processes import run_python
+
+import exceptstar
+
+pytestmark = pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+ compile except* natively")
+
+STAR = "try:\n    pass\nexcept* ValueError:\n    pass\n"
+
+CASES = [
+    "def f():\n    try:\n        pass\n    finally:\n        return 1\n",
+    "def f():\n    try:\n        pass\n    finally:\n        for x in y:\n            return 1\n",
+    "for x in y:\n    try:\n        pass\n    finally:\n        break\n",
+    "try:\n    pass\nfinally:\n    for x in y:\n        break\n",
+    "try:\n    pass\nfinally:\n    for x in y:\n        pass\n    else:\n        continue\n",
+    "try:\n    pass\nfinally:\n    def g():\n        return 1\n",
+    "def f():\n    try:\n        pass\n    finally:\n        class C:\n            return 1\n",
+    "def f():\n    try:\n        pass\n    finally:\n        try:\n            return 1\n        finally:\n            return 2\n",
+    "def f():\n    try:\n        pass\n    finally:\n        try:\n            pass\n        except:\n            return 3\n",
+    "def f():\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        return 1\n",
+    "def f():\n    try:\n        pass\n    except* A:\n        return 1\n    finally:\n        return 2\n",
+    "def f():\n    try:\n        pass\n    finally:\n        if x: return 1\n        return (\n  2)\n",
+    "def f():\n    while x:\n        try:\n            pass\n        except* A:\n            pass\n        finally: continue\n",
+    "def f():\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        match x:\n            case 1:\n                return 1\n",
+    "def f():\n    try:\n        pass\n    except*:\n        pass\n    finally:\n        return 1\n",
+]
+if sys.version_info < (3, 10):
+    CASES = [case for case in CASES if "match" not in case]  # the running parser's to reject
+
+REPORT = """
+import json, sys, warnings
+{setup}
+out = []
+for source in json.loads(sys.stdin.read()):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            COMPILE(source, "f.py", "exec")
+            error = None
+        except SyntaxError as e:
+            error = [e.msg, e.lineno]
+    shown = [[str(w.message), w.category.__name__, w.lineno, w.filename] for w in seen]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            COMPILE(source, "f.py", "exec")
+            strict = None
+        except SyntaxError as e:
+            strict = [type(e).__name__, e.msg, e.lineno, e.offset, getattr(e, "end_lineno", None),
+                      getattr(e, "end_offset", None), e.text, e.__context__ is None]
+    out.append([shown, error, strict])
+print(json.dumps(out))
+"""
+
+
+def _sources() -> list[str]:
+    # Every case in a module that uses except* (the transformed path), the star first or last.
+    return [STAR + case for case in CASES] + [case + STAR for case in CASES]
+
+
+def test_compile_warns_as_314() -> None:
+    sources = _sources()
+    expected = json.loads(pyodide.output(REPORT.format(setup="COMPILE = compile"), stdin=json.dumps(sources)))
+    proc = run_python(sys.executable, REPORT.format(setup="import exceptstar; COMPILE = exceptstar.compile"),
+                      stdin=json.dumps(sources))
+    assert proc.returncode == 0, proc.stderr
+    ours = json.loads(proc.stdout)
+    assert any(shown for shown, _, _ in expected), "the cases warn on 3.14"
+    for source, theirs, mine in zip(sources, expected, ours):
+        if sys.version_info < (3, 10) and theirs[2] is not None:
+            theirs[2][4:6] = mine[2][4:6] = [None, None]  # no end positions before 3.10
+        assert mine == theirs, source
+
+
+def test_ast_parse_gives_no_warning() -> None:
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        exceptstar.compile(STAR + CASES[0], "f.py", "exec", flags=0x400)
+    assert seen == []
+
+
+def test_attributed_to_the_caller() -> None:
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        exceptstar.compile(STAR + CASES[0], "f.py", "exec")
+    assert [w.message.args for w in seen] == [("'return' in a 'finally' block",)]
+    assert "__warningregistry__" in globals()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.filterwarnings("ignore", module=__name__)
+        exceptstar.compile(STAR + CASES[0], "f.py", "exec")
+    assert seen == []
+
+
+# Modules shaped for each of the import hook's paths: the star in one
+# function and the flow in another (native code for it), the flow beside the
+# star, at module level, after a bracket that runs onto lines indented less,
+# and a finally with a return only after it (no warning).
+MODULES = {
+    "apart": "def g():\n    try:\n        pass\n    except* ValueError:\n        pass\n\n"
+             + "".join(f"def h{i}():\n    x = {i}\n    return x\n\n" for i in range(20))
+             + "def f():\n    try:\n        pass\n    finally:\n        return 1\n",
+    "beside": "def f():\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        return 1\n",
+    "toplevel": "for x in []:\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        break\n",
+    "bracket": "def g():\n    try:\n        pass\n    except* ValueError:\n        pass\n\n"
+               + "".join(f"def h{i}():\n    x = {i}\n    return x\n\n" for i in range(20))
+               + "def f():\n    try:\n        pass\n    finally:\n        x = (1,\n2)\n        return x\n",
+    "after": "def g():\n    try:\n        pass\n    except* ValueError:\n        pass\n\n"
+             + "".join(f"def h{i}():\n    try:\n        x = {i}\n    finally:\n        x += 1\n    return x\n\n"
+                       for i in range(20)),
+}
+
+IMPORT = """
+import json, sys, warnings
+import exceptstar
+exceptstar.install()
+sys.path.insert(0, sys.argv[1])
+out = {}
+for name in json.loads(sys.stdin.read()):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        __import__(name)
+    out[name] = [[str(w.message), w.lineno] for w in seen]
+print(json.dumps(out))
+"""
+
+COMPILED = """
+import json, sys, warnings
+out = {}
+for name, source in json.loads(sys.stdin.read()).items():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        compile(source, name + ".py", "exec")
+    out[name] = [[str(w.message), w.lineno] for w in seen]
+print(json.dumps(out))
+"""
+
+
+def test_import_warns_as_314(tmp_path: Path) -> None:
+    expected = json.loads(pyodide.output(COMPILED, stdin=json.dumps(MODULES)))
+    for name, source in MODULES.items():
+        (tmp_path / f"{name}.py").write_text(source)
+    proc = run_python(sys.executable, IMPORT, args=(str(tmp_path),), stdin=json.dumps(list(MODULES)),
+                      env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == expected
+    assert expected["after"] == [] and all(expected[name] for name in MODULES if name != "after")
