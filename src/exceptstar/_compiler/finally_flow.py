@@ -21,43 +21,40 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FINALLY_FLOW = "'{}' in a 'finally' block"
 
-_FINALLY = r"(?m)^([ \t]*)finally[ \t]*:(.*)"
-_FLOW_WORD = r"\b(?:return|break|continue)\b"
-_CONTINUED = r"(?m)\\\r?$"
+# From the start of a `finally:` line: the rest of the line, then every line
+# indented deeper than the `finally`, blank or a comment.
+_FINALLY_BLOCK = r"(?m)([ \t]*)finally[ \t]*:(.*(?:\n(?:\1[ \t]+.*|[ \t\r\f]*(?:#.*)?$))*)"
+# In a block: a flow word, or a line that may run on onto lines indented less
+# (a backslash at its end, a triple quote).
+_RISK = r"(?m)\b(?:return|break|continue)\b|\\\r?$|\"\"\"|\'\'\'"
 
 
 def may_leave_finally(text: str) -> bool:
     """False when no ``return``/``break``/``continue`` of ``text`` can sit in a ``finally``
-    block (PEP 765's warning: then code compiled without a tree misses none).
+    block (so code compiled from it without a tree misses no warning).
 
-    A block is read by indentation: the rest of the ``finally:`` line and the
-    lines below indented deeper, blank or comments only.  A line of the block
-    that may continue onto lines indented less (an open bracket, a backslash,
-    a triple quote) makes the answer True, as does a flow word anywhere in it,
-    in a string or not: True sends the source through the tree, which knows.
+    Blocks are read by indentation.  A flow word anywhere in a block (in a
+    string or not), or a line that may continue onto lines indented less (a
+    backslash, a triple quote, unbalanced brackets), makes the answer True:
+    True sends the source through the tree, which knows.
     """
-    if "finally" not in text:
+    at = text.find("finally")
+    if at < 0:
         return False
     import re
 
-    for match in re.finditer(_FINALLY, text):
-        deeper = len(match.group(1))
-        block = [match.group(2)]
-        start = match.end() + 1
-        while start < len(text):
-            end = text.find("\n", start)
-            line = text[start:] if end < 0 else text[start:end]
-            stripped = line.lstrip(" \t\f")
-            if stripped.strip() and not stripped.startswith("#") and len(line) - len(stripped) <= deeper:
-                break
-            block.append(line)
-            if end < 0:
-                break
-            start = end + 1
-        body = "\n".join(block)
-        if re.search(_FLOW_WORD, body) or re.search(_CONTINUED, body) or '"""' in body or "'''" in body \
-                or sum(map(body.count, "([{")) != sum(map(body.count, ")]}")):
-            return True
+    # Found with str.find, each block then read by a match anchored at its line:
+    # a multi-line regex search would try every position of the text.
+    block_at = re.compile(_FINALLY_BLOCK).match
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        match = block_at(text, start) if not text[start:at].strip(" \t") else None
+        if match is not None:
+            block = match.group(2)
+            if re.search(_RISK, block) or block.count("(") != block.count(")") \
+                    or block.count("[") != block.count("]") or block.count("{") != block.count("}"):
+                return True
+        at = text.find("finally", at + 7)
     return False
 
 
