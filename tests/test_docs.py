@@ -306,3 +306,27 @@ def test_pytest_cov_needs_no_setting_and_a_standalone_report_does(tmp_path: Path
     report = subprocess.run([sys.executable, "-m", "coverage", "report"], cwd=tmp_path, capture_output=True,
                             text=True, env=env, timeout=60)
     assert "Couldn't parse" in report.stdout + report.stderr
+
+
+@docs_env_only
+def test_readme_builds_and_opens_the_site_with_its_one_command(dist: Path, tmp_path: Path) -> None:
+    """The README's command, as written, in the unpacked sdist: a fresh venv, the site, a browser opened on it."""
+    command, = re.findall(r"^python3 -m venv \.venvs/docs .*$", (ROOT / "README.md").read_text(), re.M)
+    sdist, = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path)
+    project, = (path for path in tmp_path.iterdir() if path.is_dir())
+    # The browser webbrowser starts ($BROWSER, "%s" for the address) records what it was asked to open.
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+    browser.chmod(0o755)
+    bin_dir = Path(sys.executable).parent  # its python3: this interpreter
+    env = {k: v for k, v in os.environ.items() if k not in ("EXCEPTSTAR_PURE", "PYTHONPATH")}
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", BROWSER=f"{browser} %s")
+    proc = subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, text=True, timeout=900,
+                          env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    index = project / "docs" / "_build" / "html" / "index.html"
+    assert opened.read_text() == f"file://{project}/docs/_build/html/index.html"
+    assert "exceptstar" in index.read_text() and (index.parent / "reference" / "api.html").exists()
