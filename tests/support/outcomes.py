@@ -38,6 +38,18 @@ def run_native(sources: List[str]) -> List[Any]:
     return call(exe, "scenarios.run_sources", sources)  # type: ignore[no-any-return]
 
 
+def run_native_child(sources: List[str]) -> List[Any]:
+    """The sources in the newest native CPython 3.11+ on this machine (never Pyodide)."""
+    if sys.version_info >= (3, 11) and not PURE:
+        return run_here(sources)
+    exe = native_python()
+    if exe is None:
+        import pytest
+
+        pytest.skip("no native CPython 3.11+ on this machine")
+    return call(exe, "scenarios.run_sources", sources)  # type: ignore[no-any-return]
+
+
 def run_pure(sources: List[str]) -> List[Any]:
     """On 3.11+: the sources under EXCEPTSTAR_PURE=1, in a child of this interpreter."""
     return call(sys.executable, "scenarios.run_sources", sources, pure=True)  # type: ignore[no-any-return]
