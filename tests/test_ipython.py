@@ -40,8 +40,7 @@ CELLS = [
     "g = ExceptionGroup('plain cell', [KeyError(1)])\nprint(repr(g), g.split(KeyError)[0] is g)\n",
     "try:\n    pass\nexcept*:\n    pass\n",
     # Mixed clauses (with the types parenthesized: after plain clauses, 3.14 words an
-    # unparenthesized list differently from 3.13, and exceptstar from both; see the docs'
-    # known differences).
+    # unparenthesized list differently from 3.13, and exceptstar follows 3.14).
     "try:\n    pass\nexcept ValueError:\n    pass\nexcept* (A, B):\n    pass\n",
     "def h():\n    try:\n        pass\n    except* A:\n        return 1\n",
 ]
@@ -92,3 +91,27 @@ def test_cells_run_as_native() -> None:
             mine = mine.rsplit(", ", 1)[0] + ", null]"
         assert mine == theirs
     assert lines[-1] == "unloaded invalid syntax"
+
+
+FINALLY_CELL = "def f():\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        return 1\n"
+
+
+@pytest.mark.skipif(PURE, reason="3.11+ compile cells natively")
+def test_cell_warns_of_flow_leaving_finally_as_314() -> None:
+    from support import pyodide
+
+    report = textwrap.dedent("""\
+        import json, sys, warnings
+        {setup}
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            RUN(sys.stdin.read())
+        print(json.dumps([[str(w.message), w.category.__name__, w.lineno] for w in seen]))
+        """)
+    shell = ("from IPython.core.interactiveshell import InteractiveShell\nip = InteractiveShell.instance()\n"
+             "ip.run_line_magic('load_ext', 'exceptstar')\nRUN = ip.run_cell")
+    expected = pyodide.output(report.format(setup="RUN = lambda cell: compile(cell, '<cell>', 'exec')"),
+                              stdin=FINALLY_CELL)
+    ours = run_python(sys.executable, report.format(setup=shell), stdin=FINALLY_CELL, env={"TERM": "dumb"})
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout.splitlines()[-1] == expected.strip() == '[["\'return\' in a \'finally\' block", "SyntaxWarning", 7]]'

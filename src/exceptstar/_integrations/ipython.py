@@ -27,9 +27,16 @@ def load_ipython_extension(ip: "Any") -> None:
     compiler = ip.compile
 
     def ast_parse(source: str, filename: str = "<unknown>", symbol: str = "exec") -> "Any":
-        from exceptstar._compiler.transform import compile
+        from exceptstar._compiler.transform import compile, has_except_star
 
-        return compile(source, filename, symbol, compiler.flags | _PyCF_ONLY_AST, True)
+        tree = compile(source, filename, symbol, compiler.flags | _PyCF_ONLY_AST, True)
+        if has_except_star(source):
+            # The shell compiles this tree with the built-in, which (before 3.11)
+            # has no PEP 765 warning: given here, as 3.14's compile gives it.
+            from exceptstar._compiler.finally_flow import warn_flow_in_finally
+
+            warn_flow_in_finally(tree, filename)
+        return tree
 
     # An instance attribute: the shell's own compiler object keeps its cache
     # and flags, and unloading just removes it.
