@@ -109,3 +109,26 @@ def test_failure_reports_show_the_members_of_pure_groups(tmp_path: Path) -> None
     for line in ("| ExceptionGroup: eg (2 sub-exceptions)", "| a note", "+-+---------------- 1 ----------------",
                  "| ValueError: first", "+---------------- 2 ----------------", "| TypeError: second"):
         assert line in out, out
+
+
+@pytest.mark.needs_processes
+@pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+ compile except* natively")
+def test_flow_leaving_finally_warns_at_collection_as_314(tmp_path: Path) -> None:
+    # pytest compiles the rewritten tree of a test file: 3.14's compile warns then (PEP 765),
+    # and pytest shows the warning in its summary; exceptstar gives the same warning.
+    (tmp_path / "test_flow.py").write_text(textwrap.dedent("""\
+        def last():
+            try:
+                raise ValueError
+            except* ValueError:
+                pass
+            finally:
+                return 1
+
+
+        def test_last():
+            assert last() == 1
+        """))
+    proc = _pytest(tmp_path, "-W", "always::SyntaxWarning")
+    assert "1 passed, 1 warning" in proc.stdout, proc.stdout + proc.stderr
+    assert "test_flow.py:7: SyntaxWarning: 'return' in a 'finally' block" in proc.stdout, proc.stdout
