@@ -45,13 +45,13 @@ def may_leave_finally(text: str) -> bool:
 
     # Found with str.find, each block then read by a match anchored at its line:
     # a multi-line regex search would try every position of the text.
-    block_at = re.compile(_FINALLY_BLOCK).match
+    block_at, risky = re.compile(_FINALLY_BLOCK).match, re.compile(_RISK).search
     while at >= 0:
         start = text.rfind("\n", 0, at) + 1
         match = block_at(text, start) if not text[start:at].strip(" \t") else None
         if match is not None:
             block = match.group(2)
-            if re.search(_RISK, block) or block.count("(") != block.count(")") \
+            if risky(block) or block.count("(") != block.count(")") \
                     or block.count("[") != block.count("]") or block.count("{") != block.count("}"):
                 return True
         at = text.find("finally", at + 7)
