@@ -14,12 +14,15 @@ import warnings
 from pathlib import Path
 
 import pytest
-from support import pyodide
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import compiling, pyodide
 from support.processes import run_python
 
 import exceptstar
 
-pytestmark = pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+ compile except* natively")
+pytestmark = [pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+ compile except* natively"),
+              pytest.mark.skipif(not pyodide.available(), reason="CPython 3.14 (Pyodide) is not installed here")]
 
 STAR = "try:\n    pass\nexcept* ValueError:\n    pass\n"
 
@@ -43,32 +46,6 @@ CASES = [
 if sys.version_info < (3, 10):
     CASES = [case for case in CASES if "match" not in case]  # the running parser's to reject
 
-REPORT = """
-import json, sys, warnings
-{setup}
-out = []
-for source in json.loads(sys.stdin.read()):
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        try:
-            COMPILE(source, "f.py", "exec")
-            error = None
-        except SyntaxError as e:
-            error = [e.msg, e.lineno]
-    shown = [[str(w.message), w.category.__name__, w.lineno, w.filename] for w in seen]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            COMPILE(source, "f.py", "exec")
-            strict = None
-        except SyntaxError as e:
-            strict = [type(e).__name__, e.msg, e.lineno, e.offset, getattr(e, "end_lineno", None),
-                      getattr(e, "end_offset", None), e.text, e.__context__ is None]
-    out.append([shown, error, strict])
-print(json.dumps(out))
-"""
-
-
 def _sources() -> list[str]:
     # Every case in a module that uses except* (the transformed path), the star first or last.
     return [STAR + case for case in CASES] + [case + STAR for case in CASES]
@@ -76,11 +53,8 @@ def _sources() -> list[str]:
 
 def test_compile_warns_as_314() -> None:
     sources = _sources()
-    expected = json.loads(pyodide.output(REPORT.format(setup="COMPILE = compile"), stdin=json.dumps(sources)))
-    proc = run_python(sys.executable, REPORT.format(setup="import exceptstar; COMPILE = exceptstar.compile"),
-                      stdin=json.dumps(sources))
-    assert proc.returncode == 0, proc.stderr
-    ours = json.loads(proc.stdout)
+    expected = pyodide.call("compiling.report", sources)
+    ours = compiling.report(sources)
     assert any(shown for shown, _, _ in expected), "the cases warn on 3.14"
     for source, theirs, mine in zip(sources, expected, ours):
         if sys.version_info < (3, 10) and theirs[2] is not None:
@@ -160,3 +134,55 @@ def test_import_warns_as_314(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == expected
     assert expected["after"] == [] and all(expected[name] for name in MODULES if name != "after")
+
+
+# Statement trees for the property test: every place a flow statement can sit
+# relative to finally blocks, loops, functions and classes.
+FLOWS = st.sampled_from(["return", "break", "continue", "pass"])
+
+
+def _compound(children: st.SearchStrategy[list[object]]) -> st.SearchStrategy[object]:
+    return st.one_of(
+        st.tuples(st.sampled_from(["try", "trystar"]), children, children, children),
+        st.tuples(st.sampled_from(["for", "while", "if", "with", "def", "class"]), children, children),
+    )
+
+
+STATEMENTS = st.recursive(FLOWS, lambda inner: _compound(st.lists(inner, min_size=1, max_size=3)),
+                          max_leaves=12)
+# Each source: a try whose finally block holds any of them, in a function, a loop or neither.
+SOURCES = st.tuples(
+    st.sampled_from(["", "def", "for"]),
+    st.tuples(st.sampled_from(["try", "trystar"]), st.lists(STATEMENTS, min_size=1, max_size=2),
+              st.lists(STATEMENTS, min_size=1, max_size=2), st.lists(STATEMENTS, min_size=1, max_size=3)),
+)
+
+
+def render(node: object, depth: int = 0) -> list[str]:
+    pad = "    " * depth
+    if isinstance(node, str):
+        return [pad + node]
+    kind, *blocks = node  # type: ignore[misc]
+    def block(header: str, body: list[object]) -> list[str]:
+        return [pad + header] + [line for child in body for line in render(child, depth + 1)]
+    if kind in ("try", "trystar"):
+        body, handler, final = blocks
+        star = "*" if kind == "trystar" else ""
+        return block("try:", body) + block(f"except{star} ValueError:", handler) + block("finally:", final)
+    body, other = blocks
+    header = {"for": "for x in y:", "while": "while x:", "if": "if x:", "with": "with x:",
+              "def": "def f():", "class": "class C:"}[kind]
+    lines = block(header, body)
+    if kind in ("for", "while", "if"):
+        lines += block("else:", other)
+    return lines
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(SOURCES, min_size=1, max_size=5))
+def test_generated_flows_warn_as_314(trees: list[tuple[str, object]]) -> None:
+    sources = [STAR + "\n".join(render((outer, [tree], []) if outer else tree)) + "\n" for outer, tree in trees]
+    expected = pyodide.call("compiling.report", sources)
+    for source, theirs, mine in zip(sources, expected, compiling.report(sources)):
+        assert mine[0] == theirs[0], source  # the warnings
+        assert (mine[1] is None) == (theirs[1] is None), source  # an error after them, or none
