@@ -72,6 +72,9 @@ def pinned(distribution: str, pin: str, venv: str = "py313") -> tuple[str, dict[
     """
     if version(sys.executable, distribution) is None:
         missing(f"{distribution} (and so its dependencies)")
+    if not (ROOT / ".venvs" / venv / "bin" / "python").exists():
+        # Another interpreter would lack the dependencies that ``pin`` is installed without.
+        pytest.skip(f"the matrix's .venvs/{venv} is not built here (tools/matrix.py builds it)")
     native = reference(venv)
     target = installed(native, [f"{distribution}=={pin}"], deps=False)
     env = {**child_env(False), "PYTHONPATH": os.pathsep.join([str(target), str(SRC)])}
