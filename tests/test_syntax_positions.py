@@ -60,6 +60,10 @@ CASES = [
     'try: pass\nexcept* ValueError: pass\nexcept KeyError, TypeError as e: pass\n',
     'try:\n    pass\nexcept* A:\n    try:\n        pass\n    except B:\n        pass\nexcept C, D:\n    pass\n',
     'def f():\n    try:\n        pass\n    except* A:\n        pass\n    except KeyError, B:\n        pass\n',
+    # Before a starred clause 3.14 takes a plain list: the mixed clauses' error (or, with `as`, its own).
+    'try:\n    pass\nexcept A, B:\n    pass\nexcept* C:\n    pass\n',
+    'try:\n    pass\nexcept A:\n    pass\nexcept B, C:\n    pass\nexcept* D:\n    pass\n',
+    'try:\n    pass\nexcept A, B as e:\n    pass\nexcept* C:\n    pass\n',
 ]
 
 REPORT = """\

@@ -10,8 +10,6 @@ C loops, that a part compiled without a tree (``transform``'s native parts)
 has none.
 """
 
-import sys
-
 from exceptstar._compiler.syntax import Problem
 
 TYPE_CHECKING = False
@@ -21,41 +19,75 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FINALLY_FLOW = "'{}' in a 'finally' block"
 
-# From the start of a `finally:` line: the rest of the line, then every line
-# indented deeper than the `finally`, blank or a comment.
-_FINALLY_BLOCK = r"(?m)([ \t]*)finally[ \t]*:(.*(?:\n(?:\1[ \t]+.*|[ \t\r\f]*(?:#.*)?$))*)"
 # In a block: a flow word, or a line that may run on onto lines indented less
 # (a backslash at its end, a triple quote).
 _RISK = r"(?m)\b(?:return|break|continue)\b|\\\r?$|\"\"\"|\'\'\'"
+# One-line strings and comments: taken out before a block's brackets are counted.
+_INERT = r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|#[^\n]*"
 
 
 def may_leave_finally(text: str) -> bool:
     """False when no ``return``/``break``/``continue`` of ``text`` can sit in a ``finally``
-    block (so code compiled from it without a tree misses no warning).
+    block; True when one may (then only a tree can tell).
 
-    Blocks are read by indentation.  A flow word anywhere in a block (in a
-    string or not), or a line that may continue onto lines indented less (a
-    backslash, a triple quote, unbalanced brackets), makes the answer True:
-    True sends the source through the tree, which knows.
+    Each ``finally`` keyword that starts a line is read with its block: the
+    lines below it indented deeper (as the tokenizer compares indentation),
+    blank lines and comments.  A flow word anywhere in the block (even in a string) is True;
+    so is whatever may hide a block's true end from such a reading: a line
+    ending in a backslash, a triple quote, brackets left open (outside
+    one-line strings and comments), a ``finally`` on a continued line or
+    split from its colon, and lines ended by a lone carriage return.
     """
     at = text.find("finally")
     if at < 0:
         return False
+    if text.count("\r") != text.count("\r\n"):
+        return True
     import re
 
-    # Found with str.find, each block then read by a match anchored at its line:
-    # a multi-line regex search would try every position of the text.
-    block_at, risky = re.compile(_FINALLY_BLOCK).match, re.compile(_RISK).search
+    risky, inert = re.compile(_RISK).search, re.compile(_INERT).sub
+    size = len(text)
     while at >= 0:
         start = text.rfind("\n", 0, at) + 1
-        match = block_at(text, start) if not text[start:at].strip(" \t") else None
-        if match is not None:
-            block = match.group(2)
-            if risky(block) or block.count("(") != block.count(")") \
-                    or block.count("[") != block.count("]") or block.count("{") != block.count("}"):
-                return True
-        at = text.find("finally", at + 7)
+        line_end = text.find("\n", at)
+        line_end = size if line_end < 0 else line_end
+        after = text[at + 7:at + 8]
+        if text[start:at].strip(" \t\f") or after.isalnum() or after == "_":
+            at = text.find("finally", line_end)  # not the keyword starting its line
+            continue
+        if text[max(start - 3, 0):start].rstrip("\r\n").endswith("\\"):
+            return True  # a continued line: its indentation is not the statement's
+        header = text[at + 7:line_end]
+        if not header.lstrip(" \t\f").startswith(":"):
+            return True
+        width = _width(text[start:at])
+        block = [header]
+        position = line_end + 1
+        while position < size:
+            end = text.find("\n", position)
+            end = size if end < 0 else end
+            line = text[position:end]
+            code = line.lstrip(" \t\f")
+            if code.strip() and not code.startswith("#") and _width(line[:len(line) - len(code)]) <= width:
+                break
+            block.append(line)
+            position = end + 1
+        body = "\n".join(block)
+        if risky(body):
+            return True
+        bare = inert("", body)
+        if bare.count("(") != bare.count(")") or bare.count("[") != bare.count("]") \
+                or bare.count("{") != bare.count("}"):
+            return True
+        at = text.find("finally", line_end)
     return False
+
+
+def _width(indent: str) -> int:
+    """How deep an indentation is, as the tokenizer compares them: a form feed
+    starts it again, and a file whose tabs and spaces disagree with this count
+    (a tab as one column) is a TabError, so the count is enough."""
+    return len(indent) - indent.rfind("\f") - 1
 
 
 def flow_in_finally(tree: "ast.AST") -> "List[Any]":
@@ -94,30 +126,20 @@ def flow_in_finally(tree: "ast.AST") -> "List[Any]":
 def warn_flow_in_finally(tree: "ast.AST", filename: str) -> None:
     """Give 3.14's SyntaxWarning for each statement of ``flow_in_finally``, in source order.
 
-    As CPython's warning from the compiler: attributed to the code that called
-    ``compile`` (its module and registry: the first frame outside this
-    package), and when a filter makes it an error, a SyntaxError at the
-    statement instead.
+    As CPython's compiler gives it: no registry, the module named after the
+    file (so each compile of each file shows it under the default filters),
+    and when a filter makes it an error, a SyntaxError at the statement.
     """
     nodes = flow_in_finally(tree)
     if not nodes:
         return
     import warnings
 
-    from exceptstar._frames import user_frame
-
-    caller = user_frame(sys._getframe(1))
-    context = caller.f_globals if caller is not None else {}
-    module = context.get("__name__")
-    if not isinstance(module, str) and module is not None:
-        module = "<string>"
-    registry = context.setdefault("__warningregistry__", {}) if caller is not None else {}
     for node in nodes:
         message = FINALLY_FLOW.format(type(node).__name__.lower())
         failed = False
         try:
-            warnings.warn_explicit(message, SyntaxWarning, filename, node.lineno,
-                                   module if module is not None else "<string>", registry)
+            warnings.warn_explicit(message, SyntaxWarning, filename, node.lineno)
         except SyntaxWarning:
             failed = True
         if failed:

@@ -210,7 +210,7 @@ class Scan:
             self.stars[(row, self._byte_col(row, col))] = star.end
             edits.append((star.start[0], star.start[1], " "))
             self._check_types(tokens, index + 2, edits, (row, self._byte_col(row, col)))
-        self._plain_lists_after_stars(tokens, edits)
+        self._plain_lists_beside_stars(tokens, edits)
         self.errors.sort(key=lambda error: error.order)
         edited = list(self.lines)
         for row, col, replacement in edits:
@@ -258,47 +258,52 @@ class Scan:
     def _line(self, row: int) -> str:
         return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
 
-    def _plain_lists_after_stars(self, tokens: "List[Any]", edits: "List[Tuple[int, int, str]]") -> None:
-        """3.14's "invalid syntax" for a plain clause with unparenthesized types after a
-        starred one of the same ``try``: at the first type, where its parser stopped.
-
-        (Alone it is a PEP 758 list, the running parser's to judge.)  Clauses of one
-        ``try``: line-initial tokens at its ``except``'s column, nothing at that column
-        or left of it between them.  Commas edited as ``_check_types`` does.
+    def _plain_lists_beside_stars(self, tokens: "List[Any]", edits: "List[Tuple[int, int, str]]") -> None:
+        """A plain clause's unparenthesized types (PEP 758) in a ``try`` with starred clauses:
+        after one, 3.14's "invalid syntax" at the first type; before, the mixed clauses'
+        error.  (Alone, the running parser's to judge.)  A ``try``'s clauses: line-initial
+        tokens at its ``except``'s column, none at or left of it between them.  Commas
+        are edited as ``_check_types`` does, so that the file still parses.
         """
         import tokenize
 
         starts = [index for index, tok in enumerate(tokens)
                   if index == 0 or tokens[index - 1].type == tokenize.NEWLINE]
+
+        def starred_among(heads: "List[int]", column: int) -> bool:
+            found = False
+            for head in (head for head in heads if tokens[head].start[1] <= column):
+                if tokens[head].start[1] < column or tokens[head].string != "except":
+                    return found
+                found = found or tokens[head + 1].string == "*"
+            return found
+
         for position, index in enumerate(starts):
             tok = tokens[index]
             if tok.string != "except" or index + 1 >= len(tokens) or tokens[index + 1].string in ("*", ":"):
                 continue
-            depth = 0
-            commas = []
-            for at in range(index + 1, len(tokens)):
-                depth += _bracket(tokens[at])
-                if depth == 0 and tokens[at].string in (":", "as") or tokens[at].type == tokenize.NEWLINE:
+            depth, commas, named = 0, [], False
+            for end in range(index + 1, len(tokens)):
+                depth += _bracket(tokens[end])
+                if (depth == 0 and tokens[end].string == ":") or tokens[end].type == tokenize.NEWLINE:
                     break
-                if depth == 0 and tokens[at].string == ",":
-                    commas.append(at)
+                if depth == 0 and tokens[end].string in (",", "as"):
+                    named = named or tokens[end].string == "as"
+                    commas += [end] if not named else []
             if not commas or any(tokens[at + 1].string == "as" for at in commas):
                 continue
-            column = tok.start[1]
-            starred = False
-            for earlier in reversed(starts[:position]):
-                head = tokens[earlier]
-                if head.start[1] > column:
-                    continue
-                if head.start[1] < column or head.string != "except":
-                    break
-                starred = starred or tokens[earlier + 1].string == "*"
-            if starred:
-                edits.extend((tokens[at].start[0], tokens[at].start[1],
-                              " " if tokens[at + 1].string == ":" else "|") for at in commas)
-                first = tokens[index + 1]
-                (row, col), (end_row, end_col) = first.start, first.end
+            after_star = starred_among(starts[:position][::-1], tok.start[1])
+            if not (after_star or starred_among(starts[position + 1:], tok.start[1])):
+                continue
+            edits.extend((tokens[at].start[0], tokens[at].start[1],
+                          " " if tokens[at + 1].string == ":" else "|") for at in commas)
+            if after_star:
+                (row, col), (end_row, end_col) = tokens[index + 1].start, tokens[index + 1].end
                 self.errors.append(Problem(INVALID, (row, col + 1, end_row, end_col + 1), self._line(row)))
+            elif named:  # 3.14's own rule for a plain clause
+                (row, col), (end_row, end_col) = _expression_start(tokens, index + 1), tokens[end].start
+                self.errors.append(Problem(NOT_PARENTHESIZED_AS, (row, col + 1, end_row, end_col + 1),
+                                           self._line(row)))
 
     def _check_types(self, tokens: "List[Any]", start: int, edits: "List[Tuple[int, int, str]]",
                      key: "Key") -> None:
@@ -427,16 +432,11 @@ def mark(tree: "ast.AST", stars: "Dict[Key, Key]", lists: "Optional[Dict[Key, An
 
 
 def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
-    """Every invalid ``except*`` use in ``source`` (not just the first), on any version,
-    and a note (``UNPARENTHESIZED_NOTE``) for each list of types without parentheses.
-
-    With a syntax error of another kind the tree is lost, so the list is the
-    tokenizer's ``except*`` problems (anywhere in the file) and that error,
-    named by its class (``IndentationError``, ``TabError``, ...).
-    """
+    """Every invalid ``except*`` use in ``source``, on any version, and a note
+    (``UNPARENTHESIZED_NOTE``) for each list of types without parentheses where no error is.
+    A syntax error of another kind loses the tree: the tokenizer's problems, then that error."""
     text = source_text(source, filename)
     scan = Scan(text)
-    # Valid, but not everywhere: a note where no error is.
     notes = [Problem(UNPARENTHESIZED_NOTE, (row, col + 1, row, col + 1), None)
              for (row, _), ((_, col), _) in scan.lists.items()]
     try:

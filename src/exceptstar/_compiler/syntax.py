@@ -91,8 +91,6 @@ def lines(text: str) -> "List[str]":
     return io.StringIO(text, newline="").readlines()
 
 
-
-
 def check_tree(tree: "ast.AST", stars: "Dict[Key, Key]", filename: str, text: "Optional[str]",
                parser_errors: "Optional[List[Problem]]" = None, rewritten: "Optional[str]" = None,
                mode: str = "exec", compiling: bool = False) -> None:
@@ -147,12 +145,12 @@ def find_problems(tree: "ast.AST", stars: "Dict[Key, Key]", text: "Optional[str]
     mixed = []
     for error in finder.parser_errors:
         inside = [other for other in token_errors if error.order < other.order < error.clause_end]
-        if inside and error.at_star is None:
-            continue  # a plain clause's list: the error at its first type stands
-        if inside:
+        if not inside:
+            mixed.append(error)
+        elif error.at_star is not None:
             token_errors = [other for other in token_errors if other not in inside]
-            error = error.at_star
-        mixed.append(error)
+            mixed.append(error.at_star)
+        # else a plain clause's list after starred ones: the error at its first type stands
     parsing = sorted([*token_errors, *mixed], key=lambda error: error.order)
     return parsing + finder.compiler_errors
 
@@ -263,6 +261,3 @@ def _folds_to_constant(node: "Any") -> bool:
     if kind == "Constant":
         return True
     return kind == "Name" and node.id == "__debug__"
-
-
-

@@ -14,7 +14,7 @@ import sys
 
 from exceptstar._classes import PURE
 from exceptstar._compiler import runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
-from exceptstar._compiler.finally_flow import flow_in_finally, may_leave_finally
+from exceptstar._compiler.finally_flow import may_leave_finally
 from exceptstar._compiler.source import Scan, has_except_star, mark, quick_scan, source_text
 from exceptstar._compiler.syntax import before, check_tree, find_problems
 from exceptstar._compiler.syntax import lines as lines_of
@@ -203,6 +203,8 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
     stubbing_pays = (indented - 12 * clauses) >= _STUB_SHARE * text.count("\n")
     if not (native_module or stubbing_pays):
         return None
+    if may_leave_finally(text):
+        return None  # PEP 765 warns: only the whole tree's path gives that, in CPython's order
     quick = quick_scan(text)
     if quick is None or not quick[1]:
         return None
@@ -237,10 +239,10 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
         blanked = "".join(source_lines[body - 1:end])
         if not blanked.isascii() or any(trigger in blanked for trigger in TRIGGERS):
             continue  # the rewrite changes more than the stars there
-        if "global" in blanked or may_leave_finally(blanked):
-            # A `global x` anywhere in a function makes the module's own code store
-            # x with STORE_GLOBAL, not STORE_NAME (CPython's symbol table): stubbed,
-            # the module code would differ.  PEP 765's warnings are the tree's to give.
+        if "global" in blanked:
+            # A `global x` anywhere in a function makes the module's own code
+            # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
+            # table): with the body stubbed, the module code would differ.
             continue
         line = source_lines[body - 1]
         indent = line[:len(line) - len(line.lstrip(" \t\f"))]
@@ -285,9 +287,10 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
         done = end
     others.extend(source_lines[done:])
     kept.append("\n" * (len(source_lines) - done))
-    blanked = "".join(others)
-    if any(trigger in blanked for trigger in TRIGGERS) or may_leave_finally(blanked):
-        return None  # the rewrite changes more than the stars there, or PEP 765 warns
+    if any(trigger in text for trigger in TRIGGERS):
+        blanked = "".join(others)
+        if any(trigger in blanked for trigger in TRIGGERS):
+            return None  # the rewrite changes more than the stars there
     # Future imports are blanked with the rest: their flags, as the module has them.
     flags |= native.co_flags & _future_flags()
     part = "".join(kept)
@@ -328,8 +331,6 @@ def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: in
             if mark(tree, stars) != len(stars):
                 return None
             check_tree(tree, stars, _filename_text(filename), text)
-            if flow_in_finally(tree):
-                return None  # the whole tree's path warns, in CPython's order
             if not transform(tree, part, prologue, shared=True):
                 return None
             return _builtin_compile(tree, filename, "exec", flags, True, optimize)
