@@ -327,7 +327,7 @@ def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: in
             if mark(tree, stars) != len(stars):
                 return None
             check_tree(tree, stars, _filename_text(filename), text)
-            # Told by the text when spaces alone indent and lines end at \n (its blocks are then exact).
+            # The walk skipped where the text shows no flow word in a finally (exact: spaces indent, no line joins).
             if (any(odd in part for odd in ("\t", "\f", "\r", "\\\n")) or may_leave_finally(part)) \
                     and flow_in_finally(tree):
                 return None  # the whole tree's path warns, in CPython's order
