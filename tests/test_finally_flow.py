@@ -25,23 +25,26 @@ pytestmark = [pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+ comp
               pytest.mark.skipif(not pyodide.available(), reason="CPython 3.14 (Pyodide) is not installed here")]
 
 STAR = "try:\n    pass\nexcept* ValueError:\n    pass\n"
+TRY = "def f():\n    try:\n        pass\n"  # the start of most cases
 
 CASES = [
-    "def f():\n    try:\n        pass\n    finally:\n        return 1\n",
-    "def f():\n    try:\n        pass\n    finally:\n        for x in y:\n            return 1\n",
+    TRY + "    finally:\n        return 1\n",
+    TRY + "    finally:\n        for x in y:\n            return 1\n",
     "for x in y:\n    try:\n        pass\n    finally:\n        break\n",
     "try:\n    pass\nfinally:\n    for x in y:\n        break\n",
     "try:\n    pass\nfinally:\n    for x in y:\n        pass\n    else:\n        continue\n",
     "try:\n    pass\nfinally:\n    def g():\n        return 1\n",
-    "def f():\n    try:\n        pass\n    finally:\n        class C:\n            return 1\n",
-    "def f():\n    try:\n        pass\n    finally:\n        try:\n            return 1\n        finally:\n            return 2\n",
-    "def f():\n    try:\n        pass\n    finally:\n        try:\n            pass\n        except:\n            return 3\n",
-    "def f():\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        return 1\n",
-    "def f():\n    try:\n        pass\n    except* A:\n        return 1\n    finally:\n        return 2\n",
-    "def f():\n    try:\n        pass\n    finally:\n        if x: return 1\n        return (\n  2)\n",
-    "def f():\n    while x:\n        try:\n            pass\n        except* A:\n            pass\n        finally: continue\n",
-    "def f():\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        match x:\n            case 1:\n                return 1\n",
-    "def f():\n    try:\n        pass\n    except*:\n        pass\n    finally:\n        return 1\n",
+    TRY + "    finally:\n        class C:\n            return 1\n",
+    TRY + "    finally:\n        try:\n            return 1\n        finally:\n            return 2\n",
+    TRY + "    finally:\n        try:\n            pass\n        except:\n            return 3\n",
+    TRY + "    except* ValueError:\n        pass\n    finally:\n        return 1\n",
+    TRY + "    except* A:\n        return 1\n    finally:\n        return 2\n",
+    TRY + "    finally:\n        if x: return 1\n        return (\n  2)\n",
+    "def f():\n    while x:\n        try:\n            pass\n        except* A:\n            pass\n"
+    "        finally: continue\n",
+    TRY + "    except* ValueError:\n        pass\n    finally:\n        match x:\n            case 1:\n"
+    "                return 1\n",
+    TRY + "    except*:\n        pass\n    finally:\n        return 1\n",
 ]
 if sys.version_info < (3, 10):
     CASES = [case for case in CASES if "match" not in case]  # the running parser's to reject
@@ -72,7 +75,8 @@ def test_ast_parse_gives_no_warning() -> None:
 ATTRIBUTION = """
 import warnings
 {setup}
-source = "try:\\n    pass\\nexcept* A:\\n    pass\\ndef f():\\n    try:\\n        pass\\n    finally:\\n        return 1\\n"
+source = ("try:\\n    pass\\nexcept* A:\\n    pass\\n"
+          "def f():\\n    try:\\n        pass\\n    finally:\\n        return 1\\n")
 with warnings.catch_warnings(record=True) as seen:
     warnings.simplefilter("default")
     for name in ("a.py", "a.py", "b.py"):
@@ -104,23 +108,24 @@ def test_attributed_as_314() -> None:
 # compile warning, which must be shown once and in CPython's order.
 STAR_FIRST = "def g():\n    try:\n        pass\n    except* ValueError:\n        pass\n\n"
 FILLER = "".join(f"def h{i}():\n    x = {i}\n    return x\n\n" for i in range(20))
-FLOW = "def f():\n    try:\n        pass\n    finally:\n        return 1\n"
+FLOW = TRY + "    finally:\n        return 1\n"
 MODULES = {
     "apart": STAR_FIRST + FILLER + FLOW,
-    "beside": "def f():\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        return 1\n",
-    "toplevel": "for x in []:\n    try:\n        pass\n    except* ValueError:\n        pass\n    finally:\n        break\n",
-    "bracket": STAR_FIRST + FILLER + "def f():\n    try:\n        pass\n    finally:\n        x = (1,\n2)\n        return x\n",
-    "after": STAR_FIRST + "".join(f"def h{i}():\n    try:\n        x = {i}\n    finally:\n        x += 1\n    return x\n\n"
-                                  for i in range(20)),
-    "tabs": STAR_FIRST + FILLER + "def f():\n    try:\n        pass\n    finally:\n\t    return 1\n",
+    "beside": TRY + "    except* ValueError:\n        pass\n    finally:\n        return 1\n",
+    "toplevel": "for x in []:\n    try:\n        pass\n    except* ValueError:\n        pass\n"
+                "    finally:\n        break\n",
+    "bracket": STAR_FIRST + FILLER + TRY + "    finally:\n        x = (1,\n2)\n        return x\n",
+    "after": STAR_FIRST + "".join(f"def h{i}():\n    try:\n        x = {i}\n    finally:\n        x += 1\n"
+                                  "    return x\n\n" for i in range(20)),
+    "tabs": STAR_FIRST + FILLER + TRY + "    finally:\n\t    return 1\n",
     "tab_first": STAR_FIRST + FILLER + "def f():\n\ttry:\n\t\tpass\n\tfinally:\n         return 1\n",
-    "form_feed": STAR_FIRST + FILLER + "def f():\n    try:\n        pass\n    finally:\n        pass\n\f        return 1\n",
+    "form_feed": STAR_FIRST + FILLER + TRY + "    finally:\n        pass\n\f        return 1\n",
     "carriage": (STAR_FIRST + FILLER + FLOW).replace("\n", "\r"),
-    "quoted": STAR_FIRST + FILLER + "def f():\n    try:\n        pass\n    finally:\n        y = ')'; x = (\n0)\n"
+    "quoted": STAR_FIRST + FILLER + TRY + "    finally:\n        y = ')'; x = (\n0)\n"
                                     "        return 1\n",
-    "continued": STAR_FIRST + FILLER + "def f():\n    try:\n        pass\n    \\\n            finally:\n"
+    "continued": STAR_FIRST + FILLER + TRY + "    \\\n            finally:\n"
                                        "        return 1\n",
-    "split": STAR_FIRST + FILLER + "def f():\n    try:\n        pass\n    finally \\\n:\n        return 1\n",
+    "split": STAR_FIRST + FILLER + TRY + "    finally \\\n:\n        return 1\n",
     "twice": "x = 1\nif x is 1:\n    pass\n" + STAR_FIRST + FILLER + FLOW,
 }
 

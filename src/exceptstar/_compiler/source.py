@@ -11,7 +11,6 @@ clauses the parser would reject (``except*:``, unparenthesized types).
 """
 
 import builtins
-import re
 
 from exceptstar._compiler.syntax import (
     INVALID,
@@ -97,6 +96,7 @@ def _marks_a_handler(tree: "ast.AST", stars: "Dict[Key, Key]", text: str) -> boo
     """Whether any of ``stars`` is where ``tree`` has a handler (``mark`` counts the typed ones)."""
     if mark(tree, stars):
         return True
+    import re
     if not re.search(r"(?m)^[ \t\f]*" + _CLAUSE + r"(?:[ \t\f]|\\\r?\n|\\\r)*:", text):
         return False
     import ast
@@ -142,40 +142,39 @@ def quick_scan(text: str) -> "Optional[Tuple[str, Dict[Key, Key]]]":
     those stars and where they were, as ``Scan`` gives them; None when one is
     certainly not a clause as written (then only the tokenizer can tell).
 
-    The caller checks that the parsed tree has a handler at each place.  One
-    pass over the text: rows are counted as the matches go, the text is rebuilt
-    from slices.
+    The caller checks that the tree has a handler at each place.  ``_CLAUSE``,
+    read by ``str`` methods: ``re`` costs the first module of a process its import.
     """
-    import re
-
     stars: Dict[Key, Key] = {}
     pieces: List[str] = []
-    done = 0  # the text before this offset is in pieces
-    row, row_start = 1, 0  # the row (1-based) and offset of the line being counted to
-    newline = re.compile(r"\r\n?|\n")
-    size = len(text)
-    line_start = 0  # of the last match's line: the search back never passes it
-    for match in re.finditer(_CLAUSE, text):
-        begin, star = match.start(), match.end() - 1
-        line_start = max(text.rfind("\n", line_start, begin), text.rfind("\r", line_start, begin),
-                         line_start - 1) + 1
-        if text[line_start:begin].strip(" \t\f"):
-            continue  # after something else on its line: not a clause
-        if star + 1 < size and text[star + 1] in "*=":
-            return None  # `**` or `*=`: not a clause
-        for end in newline.finditer(text, row_start, begin):
-            row, row_start = row + 1, end.end()
-        key = (row, len(text[row_start:begin].encode("utf-8")))
-        for end in newline.finditer(text, row_start, star):
-            row, row_start = row + 1, end.end()
-        stars[key] = (row, star - row_start + 1)
-        pieces.append(text[done:star])
-        pieces.append(" ")
-        done = star + 1
-    if not stars:
-        return text, stars
+    row, row_start, done = 1, 0, 0  # the row (1-based) counted to, its line's offset; the text before done is in pieces
+    begin = text.find("except")
+    while begin >= 0:
+        star = begin + 6
+        if text[star:star + 32].lstrip(" \t\f")[:1] in ("*", "\\", ""):  # else a type follows: settled in C
+            while text[star:star + 1] in (" ", "\t", "\f") or text[star:star + 2] in ("\\\n", "\\\r"):
+                star += 1 if text[star] != "\\" else 3 if text.startswith("\r\n", star + 1) else 2
+        if text[star:star + 1] == "*":
+            row, row_start = _rows_to(text, row, row_start, begin)
+            if not text[row_start:begin].strip(" \t\f"):  # else not a clause: after something else
+                if text[star + 1:star + 2] in ("*", "="):
+                    return None  # `**` or `*=`: not a clause
+                key = (row, len(text[row_start:begin].encode("utf-8")))
+                row, row_start = _rows_to(text, row, row_start, star)
+                stars[key] = (row, star - row_start + 1)
+                pieces += (text[done:star], " ")
+                done = star + 1
+        begin = text.find("except", begin + 6)  # `except` cannot overlap itself
     pieces.append(text[done:])
-    return "".join(pieces), stars
+    return ("".join(pieces) if stars else text), stars
+
+
+def _rows_to(text: str, row: int, row_start: int, offset: int) -> "Tuple[int, int]":
+    """The row and line start of ``offset``, from those of ``row_start`` (lines end at \\n, \\r\\n, \\r)."""
+    ends = text.count("\n", row_start, offset)
+    if text.find("\r", row_start, offset) >= 0:  # rare: only then the other two counts
+        ends += text.count("\r", row_start, offset) - text.count("\r\n", row_start, offset)
+    return row + ends, max(text.rfind("\n", row_start, offset), text.rfind("\r", row_start, offset), row_start - 1) + 1
 
 
 class Scan:
@@ -226,6 +225,7 @@ class Scan:
             row = error.lineno
             if 0 < row <= len(rewritten) and error.text == rewritten[row - 1]:
                 error.text = self.lines[row - 1]
+        import re
         # 3.10+: "expected an indented block after 'except' statement on line N".
         match = re.fullmatch(r"(.* after )'except'( statement on line (\d+))", error.msg or "")
         if match and any(row == int(match.group(3)) for row, _ in self.stars):
@@ -393,7 +393,7 @@ def mark(tree: "ast.AST", stars: "Dict[Key, Key]", lists: "Optional[Dict[Key, An
 
     ``lists``: the types of the handlers at these places, as 3.14 reads them (``Scan.tuples``).
     """
-    import ast
+    import _ast as ast  # the node classes alone (see rewrite)
 
     found = 0
     if not stars:

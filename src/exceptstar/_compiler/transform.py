@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import ast
     import os
     from types import CodeType
-    from typing import Any, Dict, List, Literal, Tuple, Union
+    from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
     from _typeshed import ReadableBuffer
 
@@ -218,7 +218,6 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
     from exceptstar._compiler.rewrite import TRIGGERS
 
     source_lines = lines_of(rewritten)
-    functions = _top_level_functions(native, source_lines)
     star_rows = sorted({row for row, _ in stars})
 
     def holds_star(first: int, end: int) -> bool:
@@ -227,13 +226,14 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
 
     if native_module:
         code = _native_module(native, text, source_lines, stars,
-                              [(const, first, end) for const, first, _, end in functions
+                              [(const, first, end) for const, first, _, end
+                               in _top_level_functions(native, source_lines, star_rows)
                                if holds_star(first, end)], filename, flags, optimize)
         if code is not None or not stubbing_pays:
             return code
     edited = list(source_lines)
     stubbed = {}  # (name, first line) -> the native code of a stubbed function
-    for const, first, body, end in functions:
+    for const, first, body, end in _top_level_functions(native, source_lines):
         if holds_star(first, end):
             continue  # through the tree
         blanked = "".join(source_lines[body - 1:end])
@@ -249,8 +249,7 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
         if not indent:
             return None
         edited[body - 1] = indent + "pass\n"
-        for row in range(body, end):
-            edited[row] = "\n"
+        edited[body:end] = ["\n"] * (end - body)
         stubbed[(const.co_name, first)] = const
     if not stubbed:
         return None
@@ -338,29 +337,39 @@ def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: in
         return None
 
 
-def _top_level_functions(native: "Any", source_lines: "List[str]") -> "List[Tuple[Any, int, int, int]]":
+def _top_level_functions(native: "Any", source_lines: "List[str]",
+                         star_rows: "Optional[List[int]]" = None) -> "List[Tuple[Any, int, int, int]]":
     """(code, first line, first line of the body, last line) of each top-level ``def``
     whose body starts on a line of its own; a function's lines run to the line
     before the next module-level code, so trailing lines with no code of their
-    own (brackets, comments) go with it.
+    own (brackets, comments) go with it.  With ``star_rows`` (sorted), only the functions
+    that may hold one of them (a body's first line walks the function's line table).
 
     No module-level code runs between a body's first line and the function's
     end (defaults, decorators and annotations are evaluated before the body),
     so the next module-level line after the body's first is where the next
     statement starts: the function's own last line is never needed.
     """
-    from bisect import bisect_right
+    from bisect import bisect_left, bisect_right
 
     code_type = type(native)
-    module_lines = sorted(set(_lines(native)))
-    functions = []
+    heads = []
     for const in native.co_consts:
         if type(const) is not code_type or not const.co_flags & _CO_NEWLOCALS or const.co_name.startswith("<"):
             continue  # a class body (kept whole), a lambda or a comprehension
         first = const.co_firstlineno
         if first > len(source_lines) or source_lines[first - 1][:1] in (" ", "\t", "\f", "\n", "\r"):
             continue  # not a top-level statement
-        body = _first_line(const)
+        heads.append((first, const))
+    if star_rows is not None:  # a function's lines end before the next top-level function's first
+        heads.sort(key=lambda head: head[0])
+        afters = [first for first, _ in heads[1:]] + [len(source_lines) + 1]
+        heads = [head for head, after in zip(heads, afters)
+                 if bisect_left(star_rows, head[0]) < bisect_left(star_rows, after)]
+    module_lines = sorted(set(_lines(native)))
+    functions = []
+    for first, const in heads:
+        body = min(_lines(const), default=first)  # the first line of its own code
         if body <= first or body > len(source_lines):
             continue  # the body starts on the header's first line
         following = bisect_right(module_lines, body)
@@ -372,27 +381,18 @@ def _top_level_functions(native: "Any", source_lines: "List[str]") -> "List[Tupl
 def _lines(code: "Any") -> "List[int]":
     """The lines of a code object's own line table."""
     if sys.version_info >= (3, 10):
-        return [line for _, _, line in code.co_lines() if line is not None]
+        from operator import itemgetter
+
+        return list(filter(None, map(itemgetter(2), code.co_lines())))  # no line is 0 in code from source
     from itertools import accumulate, compress
 
-    # dis.findlinestarts, without importing dis, in C loops: a pair with no
-    # bytecode step only carries a long line step on.
+    # dis.findlinestarts in C loops, without dis: a pair with no bytecode step only carries a long line step on.
     table = code.co_lnotab
     if not table:
         return [code.co_firstlineno]
     steps = memoryview(table).cast("b")[1::2]
     lines = list(accumulate(steps, initial=code.co_firstlineno))  # the line before each pair, then the last
     return [*compress(lines, table[0::2]), lines[-1]]
-
-
-def _first_line(code: "Any") -> int:
-    """The first line of a code object's own code (the smallest in its line table)."""
-    if sys.version_info >= (3, 10):
-        from operator import itemgetter
-
-        first: int = min(filter(None, map(itemgetter(2), code.co_lines())), default=code.co_firstlineno)
-        return first
-    return min(_lines(code))
 
 
 def _filename_text(filename: object) -> str:
