@@ -121,7 +121,7 @@ IMPORT = """\
 import sys, exceptstar
 exceptstar.install()
 import app.star
-print(app.star.grab(ValueError(1)), "ast" in sys.modules, "exceptstar._compiler.rewrite" in sys.modules)
+print(app.star.grab(ValueError(1)), "_ast" in sys.modules, "exceptstar._compiler.rewrite" in sys.modules)
 """
 
 

@@ -1,6 +1,6 @@
 """Where the rewrite's generated nodes sit: the positions that keep tracebacks and line events exact."""
 
-import ast
+import _ast as ast  # the node classes, without the ast module's imports (see rewrite)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -67,7 +67,9 @@ bind them) and, before 3.11, ``exc.add_note(...)`` on every exception.
 The names reached through ``__exceptstar__`` are those of ``runtime``.
 """
 
-import ast
+# The node classes themselves (``ast`` re-exports them): the ``ast`` module's own
+# imports (enum, contextlib, ...) would cost a cold start more than a small module's rewrite.
+import _ast as ast
 import sys
 
 from exceptstar._compiler.positions import NO_LINE, POSITION, keyword_position, position_all
@@ -141,7 +143,7 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
         first = 0
         while first < len(body) and _is_prologue(body[first], first):
             first += 1
-        find_runtime = ast.parse(_FIND_RUNTIME).body
+        find_runtime = compile(_FIND_RUNTIME, "<exceptstar>", "exec", ast.PyCF_ONLY_AST).body  # type: ignore[attr-defined]
         # Where the module's own code starts, not the template's lines 1-8:
         # those are the user's, whose lines a tracer (coverage) must not see run.
         # On 3.10 no line at all: its `except` path would report the first
@@ -283,7 +285,8 @@ class _StarTry:
         # nested blocks, as native code does, instead of three.
         outer = self._new(ast.ExceptHandler, self._runtime("BaseException"), None, body)
         result = ast.Try(node.body, [outer], node.orelse, node.finalbody)
-        return ast.copy_location(result, node)
+        result.__dict__.update({key: getattr(node, key) for key in POSITION if hasattr(node, key)})
+        return result
 
     def _clause(self, index: int, handler: "Any") -> "List[Any]":
         """Match the clause's types; if anything matched, run its body, recording what it raises."""
