@@ -28,7 +28,7 @@ from typing import Dict, Iterator, List, Tuple
 
 import pytest
 from support.interpreters import find_interpreters
-from support.processes import ROOT, SRC
+from support.processes import ROOT, SRC, child_env
 
 # Every check here runs programs, tools or a browser in processes of their own.
 pytestmark = pytest.mark.needs_processes
@@ -63,14 +63,6 @@ def sessions(page: Path) -> Iterator[Tuple[str, List[str]]]:
                     yield command[2:], output
 
 
-def _env() -> Dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    env.pop("EXCEPTSTAR_PURE", None)
-    if PURE:
-        env["EXCEPTSTAR_PURE"] = "1"
-    return env
-
-
 CHECKED = [page for page in PAGES if files(page) or any(True for _ in sessions(page))]
 
 
@@ -87,21 +79,21 @@ def test_page_examples_do_what_is_shown(page: Path, tmp_path: Path) -> None:
             continue
         if command.startswith("python -m pytest"):
             proc = subprocess.run([sys.executable, *command.split()[1:], "-p", "exceptstar", "-p", "no:cacheprovider"],
-                                  cwd=tmp_path, capture_output=True, text=True, env=_env(), timeout=120)
+                                  cwd=tmp_path, capture_output=True, text=True, env=child_env(PURE), timeout=120)
             assert proc.returncode == 0, proc.stdout + proc.stderr
             ran += 1
             continue
         if not command.startswith("python -m exceptstar ") or command.split()[3:4] == ["demo"]:
             continue
         proc = subprocess.run([sys.executable, *command.split()[1:]], cwd=tmp_path, capture_output=True, text=True,
-                              env=_env(), timeout=60)
+                              env=child_env(PURE), timeout=60)
         assert (proc.stdout + proc.stderr).splitlines() == output, command
         status = proc.returncode
         ran += 1
     tests = [name for name in files(page) if Path(name).name.startswith("test_")]
     if tests and "python -m pytest" not in page.read_text():
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "exceptstar", "-p", "no:cacheprovider",
-                               *tests], cwd=tmp_path, capture_output=True, text=True, env=_env(), timeout=120)
+                               *tests], cwd=tmp_path, capture_output=True, text=True, env=child_env(PURE), timeout=120)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         ran += 1
     assert ran or not any(True for _ in sessions(page)) or files(page), page
@@ -126,7 +118,7 @@ def test_every_other_python_example_runs_or_compiles(page: Path, fragment: bool,
         exceptstar.compile(code, str(page), "exec", flags=getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0))
         return
     proc = subprocess.run([sys.executable, "-m", "exceptstar", "run", "example.py"], cwd=tmp_path,
-                          capture_output=True, text=True, env=_env(), timeout=60)
+                          capture_output=True, text=True, env=child_env(PURE), timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -297,7 +289,7 @@ def test_pytest_cov_needs_no_setting_and_a_standalone_report_does(tmp_path: Path
     (tmp_path / "mod.py").write_text("def f():\n    try:\n        raise ExceptionGroup('x', [ValueError(1)])\n"
                                      "    except* ValueError:\n        done = 1\n    return done\n")
     (tmp_path / "test_mod.py").write_text("from mod import f\n\n\ndef test_f():\n    assert f() == 1\n")
-    env = _env()
+    env = child_env(PURE)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(tmp_path)])
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=mod",
                            "--cov-report=term", "test_mod.py"], cwd=tmp_path, capture_output=True, text=True,

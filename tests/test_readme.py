@@ -18,21 +18,13 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
-from support.processes import ROOT, SRC
+from support.processes import ROOT, SRC, child_env
 
 PURE = sys.version_info >= (3, 11)
 README = (ROOT / "README.md").read_text()
 BLOCKS = re.findall(r"```(\w+)\n(.*?)```", README, re.S)
 FILES = {match.group(1): code for kind, code in BLOCKS if kind == "python"
          for match in [re.match(r"# ([\w/]+\.py)\b", code)] if match}
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    env.pop("EXCEPTSTAR_PURE", None)
-    if PURE:
-        env["EXCEPTSTAR_PURE"] = "1"
-    return env
 
 
 def _sessions() -> list[tuple[str, list[str]]]:
@@ -64,7 +56,7 @@ def test_documented_commands_print_what_is_shown(tmp_path: Path) -> None:
     for command, output in _sessions():
         assert command.startswith("python -m exceptstar "), command
         proc = subprocess.run([sys.executable, *command.split()[1:]], cwd=tmp_path, capture_output=True, text=True,
-                              env=_env(), timeout=60)
+                              env=child_env(PURE), timeout=60)
         assert (proc.stdout + proc.stderr).splitlines() == output, command
         checked += 1
     assert checked >= 1

@@ -11,17 +11,12 @@ runs there, exceptstar installed from this checkout (the library's dependency).
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
-import pytest
-
 from support.processes import ROOT
+from support.render_native import made_once
 
 LIBRARY = {
     "src/gatherkit/py.typed": "",
@@ -255,25 +250,15 @@ def write_library(folder: Path, backend: str) -> Path:
 def venv(python: str, requirements: list[str]) -> str:
     """The interpreter of a virtual environment of ``python`` with ``requirements``, made once per machine.
 
-    Made under another name and renamed when complete (only ``python -m`` is
-    run in it, so the scripts' first lines may name the old folder).
+    Only ``python -m`` is run in it: the scripts' first lines may name the folder it was made in.
     """
-    key = hashlib.sha1(repr((python, requirements, str(ROOT))).encode()).hexdigest()[:12]
-    target = Path(tempfile.gettempdir()) / f"exceptstar-downstream-{key}"
-    if not target.exists():
-        partial = target.with_name(f"{target.name}.{os.getpid()}")
-        shutil.rmtree(partial, ignore_errors=True)
-        subprocess.run([python, "-m", "venv", str(partial)], check=True, capture_output=True)
-        proc = subprocess.run([str(partial / "bin" / "python"), "-m", "pip", "install", "-q",
+    def make(folder: Path) -> str | None:
+        subprocess.run([python, "-m", "venv", str(folder)], check=True, capture_output=True)
+        proc = subprocess.run([str(folder / "bin" / "python"), "-m", "pip", "install", "-q",
                                "--disable-pip-version-check", *requirements], capture_output=True, text=True)
-        if proc.returncode != 0:
-            shutil.rmtree(partial, ignore_errors=True)
-            pytest.fail(f"{requirements} for {python}: {proc.stderr[-3000:]}")
-        try:
-            partial.rename(target)
-        except OSError:  # made meanwhile by another run
-            shutil.rmtree(partial, ignore_errors=True)
-    return str(target / "bin" / "python")
+        return None if proc.returncode == 0 else f"{requirements} for {python}: {proc.stderr[-3000:]}"
+
+    return str(made_once("downstream", (python, requirements, str(ROOT)), make) / "bin" / "python")
 
 
 def build(python: str, project: Path) -> tuple[Path, Path]:

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -82,27 +83,36 @@ def pinned(distribution: str, pin: str, venv: str = "py313") -> tuple[str, dict[
     return native, env
 
 
-def installed(python: str, requirements: list[str], deps: bool) -> Path:
-    """A folder of ``requirements`` for ``python`` (with their dependencies if ``deps``), made once per machine.
+def made_once(kind: str, key: object, make: Callable[[Path], str | None]) -> Path:
+    """The folder ``make`` fills (it returns an error message or None), made once per machine per ``key``.
 
     Made under another name and renamed when complete, so that a test run stopped halfway, or
     another interpreter's run making the same folder at the same time, leaves no half of it.
     """
-    key = hashlib.sha1(repr((python, requirements, deps)).encode()).hexdigest()[:12]
-    target = Path(tempfile.gettempdir()) / f"exceptstar-native-{key}"
+    target = Path(tempfile.gettempdir()) / f"exceptstar-{kind}-{hashlib.sha1(repr(key).encode()).hexdigest()[:12]}"
     if not target.exists():
         partial = target.with_name(f"{target.name}.{os.getpid()}")
-        proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                               *([] if deps else ["--no-deps"]), "--target", str(partial), *requirements],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
+        shutil.rmtree(partial, ignore_errors=True)
+        error = make(partial)
+        if error is not None:
             shutil.rmtree(partial, ignore_errors=True)
-            pytest.fail(f"{requirements} for {python}: {proc.stderr[-2000:]}")
+            pytest.fail(error)
         try:
             partial.rename(target)
         except OSError:  # made meanwhile by another run
             shutil.rmtree(partial, ignore_errors=True)
     return target
+
+
+def installed(python: str, requirements: list[str], deps: bool) -> Path:
+    """A folder of ``requirements`` for ``python`` (with their dependencies if ``deps``), made once per machine."""
+    def make(folder: Path) -> str | None:
+        proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               *([] if deps else ["--no-deps"]), "--target", str(folder), *requirements],
+                              capture_output=True, text=True)
+        return None if proc.returncode == 0 else f"{requirements} for {python}: {proc.stderr[-2000:]}"
+
+    return made_once("native", (python, requirements, deps), make)
 
 
 # The program every rendering test shows: a nested group whose members have their own tracebacks
