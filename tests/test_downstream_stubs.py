@@ -114,15 +114,20 @@ def _mypy(python: str, target: str, folder: Path, *options: str) -> subprocess.C
                           cwd=folder, capture_output=True, text=True)
 
 
-@pytest.mark.parametrize(("backend", "target"), CHECKED)
-def test_mypy_strict_downstream(backend: str, target: str, built: dict[str, tuple[Path, Path]],
-                                tmp_path: Path) -> None:
-    wheel, _ = built[backend]
+def _sides(target: str, wheel: Path) -> tuple[str, str, Path]:
+    """The user's interpreter at ``target`` with ``wheel`` installed (and its site folder), and the native one."""
     native = native_python()
     assert native is not None
     user = venv(interpreter(target), [MYPY[target], "-e", str(ROOT)])
     reference = venv(native, [MYPY[target], "-e", str(ROOT)])
-    site = install(user, wheel)
+    return user, reference, install(user, wheel)
+
+
+@pytest.mark.parametrize(("backend", "target"), CHECKED)
+def test_mypy_strict_downstream(backend: str, target: str, built: dict[str, tuple[Path, Path]],
+                                tmp_path: Path) -> None:
+    wheel, _ = built[backend]
+    user, reference, site = _sides(target, wheel)
     checked = _mypy(user, target, _user_folder(tmp_path, "user"))
     native_site = _sources_installed(reference, wheel)
     expected = _mypy(reference, "3.11", _user_folder(tmp_path, "native"), *SPELLING[target])
@@ -143,11 +148,7 @@ def test_pyright_downstream(checker: str, backend: str, target: str, built: dict
     # basedpyright: the linting environment's; pyright: the builder's (the same on both sides).
     command = [tool("basedpyright")] if checker == "basedpyright" else [builder, "-m", "pyright"]
     wheel, _ = built[backend]
-    native = native_python()
-    assert native is not None
-    user = venv(interpreter(target), [MYPY[target], "-e", str(ROOT)])
-    reference = venv(native, [MYPY[target], "-e", str(ROOT)])
-    site = install(user, wheel)
+    user, reference, site = _sides(target, wheel)
     checked = _pyright(command, user, target, _user_folder(tmp_path, "user"))
     native_site = _sources_installed(reference, wheel)
     expected = _pyright(command, reference, "3.11", _user_folder(tmp_path, "native"))

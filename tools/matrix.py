@@ -39,7 +39,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Callable, Dict, TextIO, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -153,6 +153,16 @@ def pyodide_dir() -> Path:
     return VENVS / f"pyodide-{PYODIDE_VERSION}" / "node_modules" / "pyodide"
 
 
+def logged(out: TextIO) -> Callable[..., None]:
+    """A runner of commands whose line and output go to the build log ``out``; a failure raises."""
+    def run(*cmd: str) -> None:
+        out.write(f"$ {' '.join(cmd)}\n")
+        out.flush()
+        subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=True)
+
+    return run
+
+
 def ensure_pyodide(version: Version, progress: Progress) -> Path:
     """Pyodide's npm package and a folder of the wheels (exceptstar editable among them): the site folder."""
     site = VENVS / f"py{version[0]}{version[1]}-pyodide"
@@ -168,11 +178,7 @@ def ensure_pyodide(version: Version, progress: Progress) -> Path:
     if site.exists():
         shutil.rmtree(site)
     with log.open("w") as out:
-        def run(*cmd: str) -> None:
-            out.write(f"$ {' '.join(cmd)}\n")
-            out.flush()
-            subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=True)
-
+        run = logged(out)
         npm = shutil.which("npm")
         if npm is None:
             raise RuntimeError("npm not found (Pyodide is installed with it)")
@@ -210,11 +216,7 @@ def ensure_venv(version: Version, exe: str, lint: bool, progress: Progress) -> P
     if venv.exists():
         shutil.rmtree(venv)
     with log.open("w") as out:
-        def run(*cmd: str) -> None:
-            out.write(f"$ {' '.join(cmd)}\n")
-            out.flush()
-            subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=True)
-
+        run = logged(out)
         run(exe, "-m", "venv", str(venv))
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
         if bundled_pip_too_old(venv):
