@@ -24,6 +24,11 @@ nothing else to do.  ``scan`` is the
 tokenizer-level scan (``_compiler.source.Scan``, what ``python -m exceptstar check``
 runs) of the 500-clause module, against ``tokenize`` alone over the same text:
 a linear scan costs a constant factor over the tokenizer.
+``uncached_import_500`` and ``uncached_import_one`` import those two modules
+through the import hook with no bytecode cache read or written (what a start
+pays under ``PYTHONDONTWRITEBYTECODE=1`` or on a read-only install: the
+hook's path, which needs no prologue, see ``_compiler.transform``), against
+the plain twin's import with no cache (the starred source natively on 3.11+).
 """
 
 from __future__ import annotations
@@ -187,6 +192,8 @@ def build(side: str) -> Rows:
             _timing.api("install")()
             rows["cached_import"] = import_loop(star_name, "cached_import")
             rows["cached_import_hooked_plain"] = import_loop(plain_name, "cached_import_hooked_plain")
+            for row, name in write_uncached(folder, star=True).items():
+                rows[row] = uncached_import_loop(name)
     else:
         source = star_source if _timing.NATIVE else plain_source
         rows["transform"] = compile_loop(compile, source, star_path)
@@ -202,6 +209,8 @@ def build(side: str) -> Rows:
         rows["scan"] = scan_loop(tokens, big_source(500, star=True))
         rows["cached_import"] = import_loop(plain_name, "cached_import")
         rows["cached_import_hooked_plain"] = import_loop(plain_name, "cached_import_hooked_plain")
+        for row, name in write_uncached(folder, star=_timing.NATIVE).items():
+            rows[row] = uncached_import_loop(name)
     return rows
 
 
@@ -211,6 +220,37 @@ def big_sources(star: bool) -> Dict[str, str]:
         "transform_one": big_source(1, star),
         "transform_lookalike": big_source(1, star, lookalikes=True),
     }
+
+
+# What an import pays where no bytecode is ever written (issue 27's cold starts):
+# the 10,000-line modules, found, read, transformed, compiled and run each time.
+UNCACHED = {"uncached_import_500": 500, "uncached_import_one": 1}
+
+
+def write_uncached(folder: str, star: bool) -> Dict[str, str]:
+    """The modules of the UNCACHED rows (starred on exceptstar's side and natively): row -> name."""
+    names = {}
+    for row, clauses in UNCACHED.items():
+        names[row] = f"bench_{row}"
+        with open(os.path.join(folder, names[row] + ".py"), "w") as file:
+            file.write(big_source(clauses, star))
+    return names
+
+
+def uncached_import_loop(name: str) -> _timing.Loop:
+    """Imports with no bytecode read or written (``sys.dont_write_bytecode``, no cache
+    ever made), garbage collection on, as at a cold start."""
+    def run(n: int) -> None:
+        modules = sys.modules
+        sys.dont_write_bytecode = True
+        try:
+            for _ in range(n):
+                modules.pop(name, None)
+                __import__(name)
+        finally:
+            sys.dont_write_bytecode = False
+
+    return gc_on(run)
 
 
 def rewritten_text() -> str:

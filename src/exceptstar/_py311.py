@@ -10,10 +10,13 @@ by the pytest plugin.  A plain ``import exceptstar`` binds the two classes only
 
 ``add_note`` has to go into ``BaseException``'s own namespace, which Python
 code cannot write: the dict behind the type's mapping proxy is written
-directly, and ``PyType_Modified`` then clears the attribute cache of the type
-and all its subclasses, as ``type.__setattr__`` does for classes that allow it.
-Only a new key is added, a plain function that the dict owns one reference
-to, so no existing slot, method or subclass changes.
+directly, and the interpreter's attribute cache is then cleared
+(``sys._clear_type_cache``: ``PyType_Modified`` of ``object``, so of every
+type, as ``type.__setattr__`` does for one class and its subclasses), which
+forgets any lookup of ``add_note`` made before.  Not ``ctypes``' call of
+``PyType_Modified(BaseException)``: importing ctypes costs a process start
+about 2 ms.  Only a new key is added, a plain function that the dict owns one
+reference to, so no existing slot, method or subclass changes.
 
 ``EXCEPTSTAR_NO_BUILTINS=1`` turns it all off.
 """
@@ -46,12 +49,11 @@ def exception() -> "BaseException | None":
 
 
 def _add_to_builtin_type(cls: type, name: str, value: object) -> None:
-    import ctypes
     import gc
 
     (namespace,) = gc.get_referents(cls.__dict__)
     namespace[name] = value
-    ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
+    sys._clear_type_cache()
 
 
 def provide() -> None:

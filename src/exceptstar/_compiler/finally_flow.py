@@ -15,7 +15,7 @@ from exceptstar._compiler.syntax import Problem
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Any, List, Optional, Tuple
+    from typing import Any, Dict, List, Optional, Tuple
 
 FINALLY_FLOW = "'{}' in a 'finally' block"
 
@@ -41,11 +41,12 @@ def may_leave_finally(text: str) -> bool:
     at = text.find("finally")
     if at < 0:
         return False
-    if text.count("\r") != text.count("\r\n"):
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
         return True
     import re
 
     risky, inert = re.compile(_RISK).search, re.compile(_INERT).sub
+    block_ends: Dict[int, Any] = {}  # indentation width -> the search for the first line that ends such a block
     size = len(text)
     while at >= 0:
         start = text.rfind("\n", 0, at) + 1
@@ -57,30 +58,25 @@ def may_leave_finally(text: str) -> bool:
             continue
         if text[max(start - 3, 0):start].rstrip("\r\n").endswith("\\"):
             return True  # a continued line: its indentation is not the statement's
-        header = text[at + 7:line_end]
-        if not header.lstrip(" \t\f").startswith(":"):
+        if not text[at + 7:line_end].lstrip(" \t\f").startswith(":"):
             return True
         width = _width(text[start:at])
-        block = [header]
-        position = line_end + 1
-        while position < size:
-            end = text.find("\n", position)
-            end = size if end < 0 else end
-            line = text[position:end]
-            code = line.lstrip(" \t\f")
-            if code.strip() and not code.startswith("#") and _width(line[:len(line) - len(code)]) <= width:
-                break
-            block.append(line)
-            position = end + 1
-        body = "\n".join(block)
-        if risky(body):
-            return True
-        bare = inert("", body)
-        if bare.count("(") != bare.count(")") or bare.count("[") != bare.count("]") \
-                or bare.count("{") != bare.count("}"):
+        block_end = block_ends.get(width)
+        if block_end is None:
+            # A line of code indented no deeper; a line whose indentation holds a
+            # form feed never matches, so such a block is read on, never cut short.
+            block_end = block_ends[width] = re.compile(f"\\n[ \\t]{{0,{width}}}(?=[^ \\t\\f\\r\\n#])").search
+        end = block_end(text, line_end)
+        body = text[at + 7:end.start() if end else size]
+        if risky(body) or _unbalanced(inert("", body)):
             return True
         at = text.find("finally", line_end)
     return False
+
+
+def _unbalanced(code: str) -> bool:
+    return code.count("(") != code.count(")") or code.count("[") != code.count("]") \
+        or code.count("{") != code.count("}")
 
 
 def _width(indent: str) -> int:

@@ -135,8 +135,7 @@ def _is_symtable_error(text: str, filename: str, mode: str) -> bool:
 def find_problems(tree: "ast.AST", stars: "Dict[Key, Key]", text: "Optional[str]",
                   parser_errors: "Optional[List[Problem]]" = None) -> "List[Problem]":
     """Every ``except*`` misuse in ``tree``: the parser's first (in source order), then the compiler's."""
-    source_lines = lines(text) if text is not None else []
-    finder = _ProblemFinder(stars, source_lines)
+    finder = _ProblemFinder(stars, text)
     finder.statements(getattr(tree, "body", []), None, False)
     token_errors = parser_errors or []
     # 3.14's rule for a starred clause after plain ones needs the clause's
@@ -158,13 +157,17 @@ def find_problems(tree: "ast.AST", stars: "Dict[Key, Key]", text: "Optional[str]
 class _ProblemFinder:
     """Walks statements as the compiler does, tracking what a break/continue/return would leave."""
 
-    def __init__(self, stars: "Dict[Key, Key]", lines: "List[str]") -> None:
+    def __init__(self, stars: "Dict[Key, Key]", text: "Optional[str]") -> None:
         self.stars = stars
-        self.lines = lines
+        self.text = text
+        # Split only when a problem's line is read: a module has none, nearly always.
+        self.lines: Optional[List[str]] = None
         self.parser_errors: List[Problem] = []
         self.compiler_errors: List[Problem] = []
 
     def _line(self, row: int) -> str:
+        if self.lines is None:
+            self.lines = lines(self.text) if self.text is not None else []
         return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
 
     def statements(self, body: "List[Any]", handler: "Optional[Tuple[bool, bool]]",

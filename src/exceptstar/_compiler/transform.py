@@ -169,8 +169,7 @@ def _decoded(data: bytes) -> "Union[str, bytes]":
 
 
 _CO_NEWLOCALS = 0x2
-# The share of a module's lines that must be stub-able (indented, away from
-# the clauses) for the stubbed compile to pay for its extra native compile.
+# The share of a module's lines that must be stub-able (indented, away from the clauses).
 _STUB_SHARE = 0.5
 
 
@@ -195,13 +194,7 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
     then lacks only the rewrite's prologue (see ``_native_module``).
     """
     native_module = module and text.isascii() and "ExceptionGroup" not in text
-    # Stubbing pays (it costs a native compile more) only when most lines are
-    # in function bodies away from the stars: indented lines, less about 12 a
-    # clause, at least half the module's.  Counted in C, before any scan.
-    indented = text.count("\n ") + text.count("\n\t")
-    clauses = text.count("except*") + text.count("except *")
-    stubbing_pays = (indented - 12 * clauses) >= _STUB_SHARE * text.count("\n")
-    if not (native_module or stubbing_pays):
+    if not (native_module or _stubbing_pays(text)):
         return None
     if may_leave_finally(text):
         return None  # PEP 765 warns: only the whole tree's path gives that, in CPython's order
@@ -229,7 +222,7 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
                               [(const, first, end) for const, first, _, end
                                in _top_level_functions(native, source_lines, star_rows)
                                if holds_star(first, end)], filename, flags, optimize)
-        if code is not None or not stubbing_pays:
+        if code is not None or not _stubbing_pays(text):
             return code
     edited = list(source_lines)
     stubbed = {}  # (name, first line) -> the native code of a stubbed function
@@ -255,6 +248,14 @@ def _compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modu
         return None
     compiled = _compile_part("".join(edited), text, stars, filename, flags, optimize)
     return None if compiled is None else _with_functions(compiled, stubbed)
+
+
+def _stubbing_pays(text: str) -> bool:
+    """Whether stubbing pays for its extra native compile: indented lines less about
+    12 a clause are at least half the module's (counted in C, before any scan)."""
+    indented = text.count("\n ") + text.count("\n\t")
+    clauses = text.count("except*") + text.count("except *")
+    return (indented - 12 * clauses) >= _STUB_SHARE * text.count("\n")
 
 
 def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "Any",
