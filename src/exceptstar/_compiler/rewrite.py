@@ -76,7 +76,7 @@ from exceptstar._compiler.positions import NO_LINE, POSITION, keyword_position, 
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, List, Optional, Tuple
+    from typing import Any, Dict, List, Optional, Tuple
 
 
 _GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
@@ -266,14 +266,14 @@ class _StarTry:
         self.node = node
         self.memo = memo
         self.star, self.part, self.raised = (f"__es_{what}_{depth}__" for what in ("star", "part", "raised"))
-        self.at = keyword_position(node.handlers[0])
+        self._place(keyword_position(node.handlers[0]))
 
     def build(self) -> "Any":
         node = self.node
         clauses: List[Any] = []
         for index, handler in enumerate(node.handlers):
             clauses.extend(self._clause(index, handler))
-        self.at = keyword_position(node.handlers[0])
+        self._place(keyword_position(node.handlers[0]))
         body: List[Any] = [
             # Bound first, without a call, so that every guard's handler finds both.
             self._new(ast.Assign, [self._name(self.star, True), self._name(self.part, True)], self._none()),
@@ -299,9 +299,9 @@ class _StarTry:
             # After the last clause that is the engine's finishing code, which
             # has no line at all, as CPython's own.
             handlers = self.node.handlers
-            self.at = keyword_position(handlers[index + 1]) if index + 1 < len(handlers) else NO_LINE
+            self._place(keyword_position(handlers[index + 1]) if index + 1 < len(handlers) else NO_LINE)
         else:
-            self.at = keyword_position(handler)
+            self._place(keyword_position(handler))
         # Everything a handler raises is caught and recorded, so what follows
         # its try always runs: no `finally` needed.  Recorded by an augmented
         # assignment to a slot, which calls nothing: no signal handler can run
@@ -317,7 +317,7 @@ class _StarTry:
                 new(ast.Assign, [self._name(handler.name, True)], self._none()),
                 new(ast.Delete, [new(ast.Name, handler.name, _DEL)]),
             ]
-        self.at = keyword_position(handler)
+        self._place(keyword_position(handler))
         run: List[Any] = []
         if handler.name:
             run.append(new(ast.Assign, [self._name(handler.name, True)], self._name(self.part)))
@@ -352,7 +352,7 @@ class _StarTry:
             # line followed by wherever the statement goes next, as natively.
             # 3.10's compiler writes "no line" for a negative line; before
             # PEP 626 the line table has no way to say it.
-            self.at = NO_LINE
+            self._place(NO_LINE)
             # But the compiler gives an implicit `return` with no line (the
             # statement last in a module or function) the line of the code laid
             # out last before it that has one: without one here, the last
@@ -376,43 +376,55 @@ class _StarTry:
         node.__dict__.update(self.at)
         return node
 
-    def _alike(self, key: "Tuple[Any, ...]", make: "Callable[[], Any]") -> "Any":
-        """The node ``make`` builds, or with a memo (``transform(shared=True)``) the one
-        already built for ``key`` at this position."""
+    def _place(self, at: "Dict[str, int]") -> None:
+        """Make what follows at ``at``; with a memo, alike nodes there are shared (``_alike``)."""
+        self.at = at
         memo = self.memo
-        if memo is None:
-            return make()
-        at = self.at
-        key = (*key, at["lineno"], at["col_offset"])
-        node = memo.get(key)
-        if node is None:
-            node = memo[key] = make()
+        self.kit: Optional[Dict[Any, Any]] = (
+            None if memo is None else memo.setdefault((at["lineno"], at["col_offset"]), {}))
+
+    def _alike(self, key: "Any") -> "Any":
+        """With a memo (``transform(shared=True)``), the node already built for ``key`` here; else None.
+
+        Its callers build a missing node and keep it (``_kept``): no closure is made for a node
+        found, which is nearly every one (a clause's names recur a dozen times).
+        """
+        kit = self.kit
+        return None if kit is None else kit.get(key)
+
+    def _kept(self, key: "Any", node: "Any") -> "Any":
+        if self.kit is not None:
+            self.kit[key] = node
         return node
 
     def _name(self, name: str, store: bool = False) -> "ast.Name":
-        return self._alike(("name", name, store),  # type: ignore[no-any-return]
-                           lambda: self._new(ast.Name, name, _STORE if store else _LOAD))
+        key = (name, store)
+        return self._alike(key) or self._kept(  # type: ignore[no-any-return]
+            key, self._new(ast.Name, name, _STORE if store else _LOAD))
 
     def _none(self) -> "Any":
-        return self._alike(("None",), lambda: self._new(ast.Constant, None))
+        return self._alike(None) or self._kept(None, self._new(ast.Constant, None))
 
     def _runtime(self, attr: str) -> "ast.expr":
-        return self._alike(("runtime", attr),  # type: ignore[no-any-return]
-                           lambda: self._new(ast.Attribute, self._name("__exceptstar__"), attr, _LOAD))
+        key = ("runtime", attr)
+        return self._alike(key) or self._kept(  # type: ignore[no-any-return]
+            key, self._new(ast.Attribute, self._name("__exceptstar__"), attr, _LOAD))
 
     def _method(self, name: str) -> "ast.expr":
         return self._new(ast.Attribute, self._name(self.star), name, _LOAD)  # type: ignore[no-any-return]
 
     def _part_is_set(self) -> "Any":
-        return self._alike(("part is set", self.part), lambda: self._new(
+        key = ("part is set", self.part)
+        return self._alike(key) or self._kept(key, self._new(
             ast.Compare, self._name(self.part), [_IS_NOT], [self._none()]))
 
     def _release(self) -> "Any":
-        return self._alike(("release", self.star), lambda: self._new(
+        key = ("release", self.star)
+        return self._alike(key) or self._kept(key, self._new(
             ast.Delete, [self._new(ast.Name, self.star, _DEL), self._new(ast.Name, self.part, _DEL)]))
 
     def _raise(self) -> "Any":
-        return self._alike(("raise",), lambda: self._new(ast.Raise))
+        return self._alike("raise") or self._kept("raise", self._new(ast.Raise))
 
     def _guard(self, calls: "List[Any]", step: int, then: "List[Any]") -> "Any":
         """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring).
