@@ -671,7 +671,11 @@ WHY: Dict[str, str] = {
         "in `obj2ast`, turning the Python nodes back into C ones). What it would take: a "
         "scaffolding of about a third of today's per clause (the guards moved into the runtime, "
         "which gives up what they guarantee on 3.11+ under `EXCEPTSTAR_PURE=1`) and the source-level "
-        "rewrite (one native compile, the line tables mapped back); neither fits 1.5x alone."
+        "rewrite (one native compile, the line tables mapped back); neither fits 1.5x alone. Nor "
+        "does the source-level rewrite give the tree's code exactly: 3.8 and 3.9 skip their "
+        "peephole pass for a line table with a 255 byte, which the tree's clause code after a "
+        "one-line body has (a line step of -1) and the text's own lines never do; 3.10 fills code "
+        "with no line from the code before it, where mapped text lines would have none."
     ),
     "transform_one": (
         "`compile()` may run the code with builtins of its own, so the module-level code must hold "
@@ -684,6 +688,18 @@ WHY: Dict[str, str] = {
         "module's line table mapped back; exact on 3.8/3.9, where the compiler's output does not "
         "depend on line numbers except that the peephole pass is skipped for a 255-byte line step, "
         "and not on 3.10, whose compiler gives code without a line other code than code with one)."
+    ),
+    "uncached_import_500": (
+        "the 500-clause module's compile (the row `transform + compile`, here through the hook's "
+        "path: the module-level code native, the 250 starred functions through a tree) plus "
+        "running the module, which both sides do. The same bound: the scaffolding."
+    ),
+    "uncached_import_one": (
+        "the native compile (1x) and what lets the star-free code stay native: the PEP 765 "
+        "pre-check (`finally_flow.may_leave_finally`, 0.04x here: this module has 416 `finally` "
+        "blocks, each read as a block), the clause scan, the top-level functions' line tables; "
+        "the starred function's tree is 0.02x. In one process, the two imports alternating "
+        "(25 each, GC on): 1.09-1.12x on 3.8-3.10."
     ),
     "transform_lookalike": (
         "the same bound as the one-clause module: a look-alike in a comment or a string no "
@@ -708,16 +724,17 @@ WHY: Dict[str, str] = {
         "starred functions' share of the module (here a fifth of its lines)."
     ),
     "cold_start": (
-        "counted with `valgrind --tool=callgrind` on 3.10 (repeatable): the plain program costs "
-        "256 M instructions, 43 M of them the interpreter's start-up; `import exceptstar`, "
-        "`install()` and the compiler's first use add 76 M (`re` 23 M, imported by "
-        "`_compiler.source`; `ast` 18 M; `ctypes` 10 M, for `BaseException.add_note`; exceptstar's "
-        "own modules the rest): 1.3x allows 77 M in all. The 20 transformations add 500 M more "
-        "(25 M a module against 10.6 M to compile and run the plain one): the starred functions "
-        "are 60% of each module's lines, through the tree (see first_import). Issue 27 took "
-        "872 M -> 838 M (3.41x -> 3.27x; 3.8: 3.88x -> 3.73x). What it would take: the imports "
-        "gone from the first transformation (no `re`, no `ast`: a source-level rewrite) and the "
-        "scaffolding of the 500-clause module's row; or the transformed bytecode shipped "
+        "counted with `valgrind --tool=callgrind` on 3.10 (repeatable) before issue 27's last "
+        "stops: the plain program costs 256 M instructions, 43 M of them the interpreter's "
+        "start-up; 1.3x allows 77 M more in all. exceptstar's fixed costs are now its own "
+        "modules: the first transformation no longer imports `re`, `ast` or `tokenize`, and "
+        "`install()` no longer imports `ctypes` (`sys._clear_type_cache` instead of "
+        "`PyType_Modified` through ctypes; about 2 ms of a start), though this program's handlers "
+        "handle a group, whose first one imports it (`_handled.set_handled`). The 20 "
+        "transformations are most of the rest (about 25 M a module against 10.6 M to compile and "
+        "run the plain one): the starred functions are 60% of each module's lines, through the "
+        "tree, at the 500-clause row's cost. What it would take: that row's scaffolding (below "
+        "1.5x only without the guards), or the transformed bytecode shipped "
         "(`python -m exceptstar compileall`, 1.19x)."
     ),
     "run_script": (
