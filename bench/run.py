@@ -713,7 +713,7 @@ WHY: Dict[str, str] = {
     "first_import": (
         "80 of each module's 100 lines are module-level statements. For imports the "
         "module-level code is the native compile's and only the starred function (15 "
-        "lines) goes through a tree (`_compiler.transform._native_module`): per module one native "
+        "lines) goes through a tree (`_compiler.native_parts._native_module`): per module one native "
         "compile (1x), the scan, and the starred function's parse, rewrite and compile "
         "(0.5-0.7x: its two clauses become about 110 generated nodes), then the hook's loader. "
         "What is left above 1.5x is that tree and the per-clause scaffolding (see the 500-clause "

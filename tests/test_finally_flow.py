@@ -104,8 +104,8 @@ def test_attributed_as_314() -> None:
 # star, at module level, after a bracket that runs onto lines indented less,
 # and a finally with a return only after it (no warning).  Then what may hide
 # a block's end from a reading by indentation (tabs, form feeds, lone carriage
-# returns, a bracket in a string, continued lines), and a module with another
-# compile warning, which must be shown once and in CPython's order.
+# returns, a bracket in a string, continued lines), a module with another
+# compile warning, which must be shown once and in CPython's order, and a flow after many blocks.
 STAR_FIRST = "def g():\n    try:\n        pass\n    except* ValueError:\n        pass\n\n"
 FILLER = "".join(f"def h{i}():\n    x = {i}\n    return x\n\n" for i in range(20))
 FLOW = TRY + "    finally:\n        return 1\n"
@@ -127,6 +127,10 @@ MODULES = {
                                        "        return 1\n",
     "split": STAR_FIRST + FILLER + TRY + "    finally \\\n:\n        return 1\n",
     "twice": "x = 1\nif x is 1:\n    pass\n" + STAR_FIRST + FILLER + FLOW,
+    # The blocks are read one by one but looked into together: the one flow among many.
+    "last_of_many": STAR_FIRST + "".join(f"def h{i}():\n    try:\n        x = ({i},\n             [{i}])\n"
+                                         f"    finally:\n        x = {{{i}: '('}}\n    return x\n\n"
+                                         for i in range(30)) + FLOW,
 }
 
 if sys.version_info[:2] == (3, 9):

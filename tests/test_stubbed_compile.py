@@ -1,6 +1,6 @@
 """The stubbed compile (3.8-3.10) gives the code the whole-tree path gives, object for object.
 
-``_compiler.transform._compile_stubbed`` compiles the star-free top-level functions of
+``_compiler.native_parts.compile_stubbed`` compiles the star-free top-level functions of
 a module natively and swaps their code objects into the code compiled from a
 tree in which their bodies were stubbed.  That is only right if nothing of a
 function body changes the code around it; this compares the two paths on
@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from exceptstar._compiler import transform
+from exceptstar._compiler import native_parts, transform
 from exceptstar._compiler.rewrite import transform as rewrite_tree
 
 pytestmark = pytest.mark.skipif(sys.version_info >= (3, 11), reason="the stubbed compile runs on 3.8-3.10 only")
@@ -63,7 +63,7 @@ def _paths(text: str, filename: str, module: bool = False) -> tuple[Any, Any, An
     """The stubbed compile's code, the whole-tree path's and the native compile of the stars blanked."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ours = transform._compile_stubbed(text, filename, 0, -1, module)
+        ours = native_parts.compile_stubbed(text, filename, 0, -1, module)
         tree = transform.parse(text, filename, "exec")
         rewrite_tree(tree)
         whole = compile(tree, filename, "exec", 0, True)

@@ -62,15 +62,14 @@ def _skipped_folder(parent: str, name: str) -> bool:
 
 def check_file(path: str) -> "List[Any]":
     """(line, message) of every invalid ``except*`` use in ``path``, in line order
-    (and the notes of ``source.problems``).
+    (and the notes of ``syntax.problems``).
 
     When there is none, the file is also compiled as ``run`` would compile it,
     so that what passes ``check`` also compiles: the compiler's own errors
     (``async with`` outside an async function, say) and the nesting limit of
     transformed code are reported too.
     """
-    from exceptstar._compiler import source as reading
-    from exceptstar._compiler import transform
+    from exceptstar._compiler import syntax, transform
 
     try:
         with open(path, "rb") as file:
@@ -85,7 +84,7 @@ def check_file(path: str) -> "List[Any]":
         # "source code string" and 3.8-3.10 raise ValueError.
         return [(source.count(b"\n", 0, nul) + 1, "SyntaxError: source code cannot contain null bytes")]
     try:
-        found = [(problem.line, problem.msg) for problem in reading.problems(source, path)]
+        found = [(problem.line, problem.msg) for problem in syntax.problems(source, path)]
         errors = [message for _, message in found if not message.startswith("note: ")]
         # 3.11-3.13 compile natively, and reject what the notes are about.
         if not errors and (len(errors) == len(found) or not (3, 11) <= sys.version_info < (3, 14)):

@@ -10,8 +10,6 @@ C loops, that a part compiled without a tree (``transform``'s native parts)
 has none.
 """
 
-from exceptstar._compiler.syntax import Problem
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
@@ -19,11 +17,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FINALLY_FLOW = "'{}' in a 'finally' block"
 
-# In a block: a flow word, or a line that may run on onto lines indented less
-# (a backslash at its end, a triple quote).
-_RISK = r"(?m)\b(?:return|break|continue)\b|\\\r?$|\"\"\"|\'\'\'"
-# One-line strings and comments: taken out before a block's brackets are counted.
+# A `finally` keyword, its colon and its block: the rest of its line and the
+# lines below indented deeper than `width` (as the tokenizer compares them),
+# blank, comments, or whose indentation holds a form feed (never read as cut short).
+_BLOCK = r"finally\b(?:[ \t\f]*(:)(.*(?:\n(?:[ \t]{{{deeper}}}|[ \t]{{0,{width}}}(?=[\f\r#\n]|\Z)).*)*))?"
+# A `finally` on a continued line: its indentation is not the statement's.
+_CONTINUED = r"\\(?:\r?\n|\n\n)[ \t\f]*finally\b"
+_FLOW = r"\b(?:return|break|continue)\b"
+# One-line strings and comments: taken out before the blocks' brackets are matched.
 _INERT = r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|#[^\n]*"
+# Every byte but the brackets and the blocks' separator.
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"()[]{}\0")
 
 
 def may_leave_finally(text: str) -> bool:
@@ -32,51 +36,58 @@ def may_leave_finally(text: str) -> bool:
 
     Each ``finally`` keyword that starts a line is read with its block: the
     lines below it indented deeper (as the tokenizer compares indentation),
-    blank lines and comments.  A flow word anywhere in the block (even in a string) is True;
+    blank lines and comments.  A flow word anywhere in a block (even in a string) is True;
     so is whatever may hide a block's true end from such a reading: a line
     ending in a backslash, a triple quote, brackets left open (outside
     one-line strings and comments), a ``finally`` on a continued line or
-    split from its colon, and lines ended by a lone carriage return.
+    split from its colon, and lines ended by a lone carriage return.  The
+    blocks are cut out one by one and looked into all at once, in C loops:
+    a module may have hundreds.
     """
     at = text.find("finally")
     if at < 0:
         return False
-    if "\r" in text and text.count("\r") != text.count("\r\n"):
+    if "\0" in text or ("\r" in text and text.count("\r") != text.count("\r\n")):
+        return True  # a null byte: no module, and it separates the blocks below
+    import re
+
+    if re.search(_CONTINUED, text):
+        return True
+    block_reads: Dict[int, Any] = {}  # indentation width -> the match of a block at its `finally`
+    blocks = []
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        indent = text[start:at]
+        if not indent.strip(" \t\f"):  # the keyword starts its line
+            width = _width(indent)
+            read = block_reads.get(width)
+            if read is None:
+                read = block_reads[width] = re.compile(_BLOCK.format(width=width, deeper=width + 1)).match
+            block = read(text, at)
+            if block:  # else a name that starts with the word
+                if block.group(1) is None:
+                    return True  # split from its colon
+                blocks.append(block.group(2))
+        at = text.find("finally", at + 7)
+    return bool(blocks) and _flow_or_open("\n\0".join(blocks))
+
+
+def _flow_or_open(blocks: str) -> bool:
+    """Whether ``blocks`` (separated by null bytes) hold a flow word, a triple
+    quote or a line ending in a backslash, or one leaves brackets open."""
+    if "\\\n" in blocks or "\\\r\n" in blocks or blocks.endswith(("\\", "\\\r")) \
+            or '"""' in blocks or "\'\'\'" in blocks:
         return True
     import re
 
-    risky, inert = re.compile(_RISK).search, re.compile(_INERT).sub
-    block_ends: Dict[int, Any] = {}  # indentation width -> the search for the first line that ends such a block
-    size = len(text)
-    while at >= 0:
-        start = text.rfind("\n", 0, at) + 1
-        line_end = text.find("\n", at)
-        line_end = size if line_end < 0 else line_end
-        after = text[at + 7:at + 8]
-        if text[start:at].strip(" \t\f") or after.isalnum() or after == "_":
-            at = text.find("finally", line_end)  # not the keyword starting its line
-            continue
-        if text[max(start - 3, 0):start].rstrip("\r\n").endswith("\\"):
-            return True  # a continued line: its indentation is not the statement's
-        if not text[at + 7:line_end].lstrip(" \t\f").startswith(":"):
-            return True
-        width = _width(text[start:at])
-        block_end = block_ends.get(width)
-        if block_end is None:
-            # A line of code indented no deeper; a line whose indentation holds a
-            # form feed never matches, so such a block is read on, never cut short.
-            block_end = block_ends[width] = re.compile(f"\\n[ \\t]{{0,{width}}}(?=[^ \\t\\f\\r\\n#])").search
-        end = block_end(text, line_end)
-        body = text[at + 7:end.start() if end else size]
-        if risky(body) or _unbalanced(inert("", body)):
-            return True
-        at = text.find("finally", line_end)
-    return False
-
-
-def _unbalanced(code: str) -> bool:
-    return code.count("(") != code.count(")") or code.count("[") != code.count("]") \
-        or code.count("{") != code.count("}")
+    if ("return" in blocks or "break" in blocks or "continue" in blocks) and re.search(_FLOW, blocks):
+        return True
+    brackets = re.sub(_INERT, "", blocks).encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+    while True:  # matched pairs taken out, innermost first, until none is left
+        fewer = brackets.replace(b"()", b"").replace(b"[]", b"").replace(b"{}", b"")
+        if len(fewer) == len(brackets):
+            return bool(brackets.strip(b"\0"))
+        brackets = fewer
 
 
 def _width(indent: str) -> int:
@@ -139,6 +150,8 @@ def warn_flow_in_finally(tree: "ast.AST", filename: str) -> None:
         except SyntaxWarning:
             failed = True
         if failed:
+            from exceptstar._compiler.syntax import Problem  # which imports this module
+
             # Raised outside the handler: 3.14's SyntaxError replaces the warning, no context.
             raise Problem(message, (node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1),
                           None).exception(filename)

@@ -1,0 +1,265 @@
+"""What of a module that uses ``except*`` can be compiled natively, on 3.8-3.10.
+
+Building a tree costs more than a native compile, however few the clauses.
+``compile_stubbed`` gives the whole-tree path's code (``transform``) with a
+tree of only what must be rewritten: the functions that hold a star, and the
+module-level code unless the code is a module's own (an import).  Every other
+function's code is the native compile's, put in place of a stub.  Each part
+is checked to be the one the whole tree would give, or the whole tree is used.
+"""
+
+import builtins
+import sys
+
+from exceptstar._compiler.finally_flow import may_leave_finally
+from exceptstar._compiler.source import mark, quick_scan
+from exceptstar._compiler.syntax import check_tree
+from exceptstar._compiler.syntax import lines as lines_of
+from exceptstar._compiler.transform import filename_text, future_flags
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Dict, List, Optional, Tuple
+
+_builtin_compile = builtins.compile
+_PyCF_ONLY_AST = 0x400
+_CO_NEWLOCALS = 0x2
+# The share of a module's lines that must be stub-able (indented, away from the clauses).
+_STUB_SHARE = 0.5
+
+
+def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, module: bool) -> "Any":
+    """The whole-tree path's code, without the tree of every function body; None
+    when it cannot be shown to be the same (then that path runs, and reports
+    any error).
+
+    Building the tree costs more than compiling natively, however few the
+    ``except*`` clauses.  So the module, its stars blanked, is compiled natively
+    (``native``); then the tree is built from the source with the body of each
+    top-level function that holds no star (and nothing else the rewrite
+    changes) replaced by ``pass``, every line kept where it was; that tree is
+    checked, rewritten and compiled as the whole one would be; and each stub's
+    code object is replaced by the native code of the same function.  A
+    function's code does not depend on what surrounds it; what the module-level
+    code makes of it (decorators, defaults, the name) is compiled from the tree.
+    Not on 3.11+, whose positions give each ``def`` its end, the body's.
+
+    For a ``module`` (code run with the interpreter's builtins: imported, or
+    ``run``'s main script) the module-level code can be the native one, which
+    then lacks only the rewrite's prologue (see ``_native_module``).
+    """
+    native_module = module and text.isascii() and "ExceptionGroup" not in text
+    if not (native_module or _stubbing_pays(text)):
+        return None
+    if may_leave_finally(text):
+        return None  # PEP 765 warns: only the whole tree's path gives that, in CPython's order
+    quick = quick_scan(text)
+    if quick is None or not quick[1]:
+        return None
+    rewritten, stars = quick
+    try:
+        native = _builtin_compile(rewritten, filename, "exec", flags, True, optimize)
+    except (SyntaxError, ValueError):
+        return None
+    from bisect import bisect_left
+
+    from exceptstar._compiler.rewrite import TRIGGERS
+
+    source_lines = lines_of(rewritten)
+    star_rows = sorted({row for row, _ in stars})
+
+    def holds_star(first: int, end: int) -> bool:
+        star = bisect_left(star_rows, first)
+        return star < len(star_rows) and star_rows[star] <= end
+
+    if native_module:
+        code = _native_module(native, text, source_lines, stars,
+                              [(const, first, end) for const, first, _, end
+                               in _top_level_functions(native, source_lines, star_rows)
+                               if holds_star(first, end)], filename, flags, optimize)
+        if code is not None or not _stubbing_pays(text):
+            return code
+    edited = list(source_lines)
+    stubbed = {}  # (name, first line) -> the native code of a stubbed function
+    for const, first, body, end in _top_level_functions(native, source_lines):
+        if holds_star(first, end):
+            continue  # through the tree
+        blanked = "".join(source_lines[body - 1:end])
+        if not blanked.isascii() or any(trigger in blanked for trigger in TRIGGERS):
+            continue  # the rewrite changes more than the stars there
+        if "global" in blanked:
+            # A `global x` anywhere in a function makes the module's own code
+            # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
+            # table): with the body stubbed, the module code would differ.
+            continue
+        line = source_lines[body - 1]
+        indent = line[:len(line) - len(line.lstrip(" \t\f"))]
+        if not indent:
+            return None
+        edited[body - 1] = indent + "pass\n"
+        edited[body:end] = ["\n"] * (end - body)
+        stubbed[(const.co_name, first)] = const
+    if not stubbed:
+        return None
+    compiled = _compile_part("".join(edited), text, stars, filename, flags, optimize)
+    return None if compiled is None else _with_functions(compiled, stubbed)
+
+
+def _stubbing_pays(text: str) -> bool:
+    """Whether stubbing pays for its extra native compile: indented lines less about
+    12 a clause are at least half the module's (counted in C, before any scan)."""
+    indented = text.count("\n ") + text.count("\n\t")
+    clauses = text.count("except*") + text.count("except *")
+    return (indented - 12 * clauses) >= _STUB_SHARE * text.count("\n")
+
+
+def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "Any",
+                   starred: "List[Tuple[Any, int, int]]", filename: "Any", flags: int,
+                   optimize: int) -> "Any":
+    """``native`` with the code of each top-level function that holds a star
+    compiled from a tree of those functions alone; None when that cannot be
+    the whole-tree path's code but for the prologue.
+
+    What the whole-tree path adds at module level is its prologue: binding
+    ``__exceptstar__`` where the builtins lack it (only ``exec`` with builtins
+    of its own does that, never an import) and the group names where the module
+    uses them (never here: such modules take the other paths).  Everything else
+    it changes is inside the starred statements, so when they all sit in
+    top-level functions, the module-level code and every other function can be
+    the native ones, however much of the module they are.  A star anywhere
+    else is blanked with the rest, and the tree then misses it.
+    """
+    from exceptstar._compiler.rewrite import TRIGGERS
+
+    # The functions' lines kept, every other line blanked: built from slices.
+    kept: List[str] = []
+    others: List[str] = []
+    done = 0  # the lines before this one are placed
+    for first, end in sorted((first, end) for _, first, end in starred):
+        others.extend(source_lines[done:first - 1])
+        kept.append("\n" * (first - 1 - done))
+        kept.extend(source_lines[first - 1:end])
+        done = end
+    others.extend(source_lines[done:])
+    kept.append("\n" * (len(source_lines) - done))
+    if any(trigger in text for trigger in TRIGGERS):
+        blanked = "".join(others)
+        if any(trigger in blanked for trigger in TRIGGERS):
+            return None  # the rewrite changes more than the stars there
+    # Future imports are blanked with the rest: their flags, as the module has them.
+    flags |= native.co_flags & future_flags()
+    part = "".join(kept)
+    # Only the functions' code is kept: no prologue.
+    compiled = _compile_part(part, text, stars, filename, flags, optimize, prologue=False)
+    if compiled is None:
+        return None
+    made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
+            if type(const) is type(native)}
+    consts = list(native.co_consts)
+    for const, first, _ in starred:
+        at = consts.index(const)  # in C: the module may have thousands of constants
+        if consts[at] is not const or (const.co_name, first) not in made:
+            return None
+        consts[at] = made[const.co_name, first]
+    return native.replace(co_consts=tuple(consts))
+
+
+def _with_functions(code: "Any", functions: "Dict[Tuple[str, int], Any]") -> "Any":
+    """``code`` with each function code object among its constants replaced by the one
+    of ``functions`` with its name and first line; None unless every one was used."""
+    left = dict(functions)
+    consts = tuple(left.pop((const.co_name, const.co_firstlineno), const) if type(const) is type(code)
+                   else const for const in code.co_consts)
+    return None if left else code.replace(co_consts=consts)
+
+
+def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,
+                  prologue: bool = True) -> "Any":
+    """Code from the tree of ``part``: ``text`` with lines blanked or stubbed, ``except*``
+    blanked; None if its stars are not all there or it is not valid."""
+    import warnings
+
+    from exceptstar._compiler.rewrite import transform
+
+    try:
+        with warnings.catch_warnings():
+            # The native compile gave the module's warnings, once.
+            warnings.simplefilter("ignore")
+            tree = _builtin_compile(part, filename, "exec", flags | _PyCF_ONLY_AST, True)
+            if mark(tree, stars) != len(stars):
+                return None
+            check_tree(tree, stars, filename_text(filename), text)
+            if not transform(tree, part, prologue, shared=True):
+                return None
+            return _builtin_compile(tree, filename, "exec", flags, True, optimize)
+    except SyntaxError:
+        return None
+
+
+def _top_level_functions(native: "Any", source_lines: "List[str]",
+                         star_rows: "Optional[List[int]]" = None) -> "List[Tuple[Any, int, int, int]]":
+    """(code, first line, first line of the body, last line) of each top-level ``def``
+    whose body starts on a line of its own; a function's lines run to the line
+    before the next module-level code, so trailing lines with no code of their
+    own (brackets, comments) go with it.  With ``star_rows`` (sorted), only the functions
+    that may hold one of them: for each, the last top-level function that starts
+    before it (only those few are looked at: a module may have thousands).
+
+    No module-level code runs between a body's first line and the function's
+    end (defaults, decorators and annotations are evaluated before the body),
+    so the next module-level line after the body's first is where the next
+    statement starts: the function's own last line is never needed.
+    """
+    from bisect import bisect_right
+    from operator import attrgetter
+
+    code_type = type(native)
+    codes = sorted((const for const in native.co_consts if type(const) is code_type),
+                   key=attrgetter("co_firstlineno"))
+
+    def top_level(const: "Any") -> bool:
+        first = const.co_firstlineno
+        # Not a class body (kept whole), a lambda, a comprehension, or a def inside a statement.
+        return bool(const.co_flags & _CO_NEWLOCALS) and not const.co_name.startswith("<") \
+            and first <= len(source_lines) and source_lines[first - 1][:1] not in (" ", "\t", "\f", "\n", "\r")
+
+    if star_rows is None:
+        heads = [const for const in codes if top_level(const)]
+    else:
+        firsts = [const.co_firstlineno for const in codes]
+        chosen = set()
+        for row in star_rows:
+            index = bisect_right(firsts, row) - 1
+            while index >= 0 and not top_level(codes[index]):
+                index -= 1
+            if index >= 0:
+                chosen.add(index)
+        heads = [codes[index] for index in sorted(chosen)]
+    module_lines = sorted(set(_lines(native)))
+    functions = []
+    for const in heads:
+        first = const.co_firstlineno
+        body = min(_lines(const), default=first)  # the first line of its own code
+        if body <= first or body > len(source_lines):
+            continue  # the body starts on the header's first line
+        following = bisect_right(module_lines, body)
+        end = module_lines[following] - 1 if following < len(module_lines) else len(source_lines)
+        functions.append((const, first, body, end))
+    return functions
+
+
+def _lines(code: "Any") -> "List[int]":
+    """The lines of a code object's own line table."""
+    if sys.version_info >= (3, 10):
+        from operator import itemgetter
+
+        return list(filter(None, map(itemgetter(2), code.co_lines())))  # no line is 0 in code from source
+    from itertools import accumulate, compress
+
+    # dis.findlinestarts in C loops, without dis: a pair with no bytecode step only carries a long line step on.
+    table = code.co_lnotab
+    if not table:
+        return [code.co_firstlineno]
+    steps = memoryview(table).cast("b")[1::2]
+    lines = list(accumulate(steps, initial=code.co_firstlineno))  # the line before each pair, then the last
+    return [*compress(lines, table[0::2]), lines[-1]]
