@@ -202,3 +202,75 @@ def test_standard_library_modules_keep_their_native_module_code() -> None:
         _assert_native_module(ours, whole, native, path)
         compared += 1
     assert compared >= 60, compared
+
+
+# Modules whose starred functions are read from the text (``_stars_apart``),
+# and readings that a line at column 0 inside a string or brackets, a
+# decorator on more than one line, a `global` or a warning must turn down
+# (the other way then gives the code).  Each is followed by the module-level
+# code and a star-free function, and compared as above.
+TRY_STAR = "    try:\n        pass\n    except* ValueError:\n"
+APART = {
+    "plain": "def f():\n" + TRY_STAR + "        pass\n",
+    "decorated": "import functools\n\n@functools.lru_cache()\n@functools.wraps(len)\ndef f():\n" + TRY_STAR + "        pass\n",
+    "async": "async def f():\n" + TRY_STAR + "        await g()\n",
+    "comment after the colon": "def f(a=1):  # why\n\n    # first\n" + TRY_STAR + "        pass\n",
+    "two and a plain one": ("def f():\n" + TRY_STAR + "        pass\n\n\ndef g():\n    return 1\n\n\n"
+                            "def h():\n" + TRY_STAR + "        pass\n    # trailing\n# at column 0\n"),
+    "a string at column 0": "def f():\n" + TRY_STAR + '        x = """\nnot code\n"""\n        print(x)\n',
+    "brackets at column 0": "def f():\n" + TRY_STAR + "        x = (1,\n2)\n        print(x)\n",
+    "a continued line": "def f():\n" + TRY_STAR + "        x = 1 + \\\n2\n        print(x)\n",
+    "a string swallowing the next": ("def f():\n" + TRY_STAR + "        x = '''\n'''\n\n"
+                                     "def g():\n    '''doc'''\n" + TRY_STAR + "        pass\n"),
+    "a decorator on two lines": "import functools\n\n@functools.lru_cache(\n    maxsize=None)\ndef f():\n" + TRY_STAR
+                                + "        pass\n",
+    "a global": "X = 1\n\ndef f():\n    global X\n" + TRY_STAR + "        X = 2\n",
+    "a warning inside": "def f(x):\n" + TRY_STAR + "        pass\n    return x is 1\n",
+    "a method": "class C:\n    def m(self):\n    " + TRY_STAR.replace("\n    ", "\n        ") + "            pass\n",
+}
+READ = {"plain", "decorated", "async", "comment after the colon", "two and a plain one"}
+
+
+@pytest.mark.parametrize("name", sorted(APART))
+def test_starred_functions_read_from_the_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = APART[name] + "\n" + MODULE_LEVEL + "\n\ndef plain():\n    return 2\n"
+    apart = native_parts._stars_apart
+    taken = []
+    monkeypatch.setattr(native_parts, "_stars_apart", lambda *args: taken.append(apart(*args)) or taken[-1])
+    ours, whole, native = _native_module_and_whole(text, f"{name}.py")
+    assert (taken[0] is not None) == (name in READ), taken
+    if name == "a method":
+        assert ours is None  # the whole tree's path
+        return
+    assert ours is not None
+    _assert_native_module(ours, whole, native, name)
+
+
+@pytest.mark.parametrize("where", ["starred", "module", "both"])
+def test_warnings_of_starred_functions_read_from_the_text(where: str) -> None:
+    # A warning in the starred function, in the module-level code, or one in
+    # each: all of them, in the native compile's order, as the whole-tree path gives them.
+    inside = "    return x is 1\n" if where != "module" else ""
+    outside = "Y = 2 is 2\n" if where != "starred" else ""
+    text = "def f(x):\n" + TRY_STAR + "        pass\n" + inside + "\n" + outside + MODULE_LEVEL
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        assert native_parts.compile_stubbed(text, "w.py", 0, -1, True) is not None
+    with warnings.catch_warnings(record=True) as native:
+        warnings.simplefilter("always")
+        compile(text.replace("except*", "except "), "w.py", "exec", 0, True)
+    assert [(w.category, str(w.message), w.lineno) for w in ours] \
+        == [(w.category, str(w.message), w.lineno) for w in native]
+    assert len(native) == (2 if where == "both" else 1)
+
+
+def test_a_tree_is_checked_against_the_functions_read() -> None:
+    # What the tree of the functions read must be: each a top-level def (its
+    # decorators from the first line read), its body from the line read, ending
+    # within its lines, and nothing else.
+    tree = compile("\n@d\ndef f():\n\n    x = 1\n    # c\nasync def g(): pass\n", "t.py", "exec", 0x400)
+    assert native_parts._holds_only(tree, [(2, 5, 6), (7, 7, 7)])
+    for wrong in ([(3, 5, 6), (7, 7, 7)], [(2, 4, 6), (7, 7, 7)], [(2, 5, 4), (7, 7, 7)], [(2, 5, 6)],
+                  [(2, 5, 6), (7, 7, 7), (8, 8, 8)]):
+        assert not native_parts._holds_only(tree, wrong), wrong
+    assert not native_parts._holds_only(compile("class C: pass\n", "t.py", "exec", 0x400), [(1, 1, 1)])

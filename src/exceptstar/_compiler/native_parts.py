@@ -46,7 +46,9 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
 
     For a ``module`` (code run with the interpreter's builtins: imported, or
     ``run``'s main script) the module-level code can be the native one, which
-    then lacks only the rewrite's prologue (see ``_native_module``).
+    then lacks only the rewrite's prologue (see ``_native_module``), and where
+    the functions that hold a star can be told from the text, the native
+    compile leaves them out (``_stars_apart``).
     """
     native_module = module and text.isascii() and "ExceptionGroup" not in text
     if not (native_module or _stubbing_pays(text)):
@@ -57,6 +59,12 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     if quick is None or not quick[1]:
         return None
     rewritten, stars = quick
+    source_lines = lines_of(rewritten)
+    star_rows = sorted({row for row, _ in stars})
+    if native_module:
+        code = _stars_apart(text, source_lines, stars, star_rows, filename, flags, optimize)
+        if code is not None:
+            return code
     try:
         native = _builtin_compile(rewritten, filename, "exec", flags, True, optimize)
     except (SyntaxError, ValueError):
@@ -64,9 +72,6 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     from bisect import bisect_left
 
     from exceptstar._compiler.rewrite import TRIGGERS
-
-    source_lines = lines_of(rewritten)
-    star_rows = sorted({row for row, _ in stars})
 
     def holds_star(first: int, end: int) -> bool:
         star = bisect_left(star_rows, first)
@@ -111,6 +116,123 @@ def _stubbing_pays(text: str) -> bool:
     indented = text.count("\n ") + text.count("\n\t")
     clauses = text.count("except*") + text.count("except *")
     return (indented - 12 * clauses) >= _STUB_SHARE * text.count("\n")
+
+
+# What a line that holds no code at column 0 starts with (a code line at 0 starts a statement).
+_NOT_AT_0 = (" ", "\t", "\f", "\n", "\r", "#")
+
+
+def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", star_rows: "List[int]",
+                 filename: "Any", flags: int, optimize: int) -> "Any":
+    """``_native_module``'s code with the native compile spared the functions that
+    hold a star: None when they cannot be told from the text, or it warns.
+
+    Each such function is read from the text (``_star_functions``) and stubbed
+    in the module compiled natively; the functions alone are compiled from a
+    tree, which must hold just them, as read.  Then the reading was right: the
+    stubbed lines are each function's body, so the module-level code is the
+    whole module's (but where a body says ``global``).  A module of many stars
+    is mostly such functions, so it is compiled about once, not twice.  Any
+    warning sends the module the other way, whose native compile gives them
+    all in the interpreter's order.
+    """
+    import warnings
+
+    from exceptstar._compiler.rewrite import TRIGGERS
+
+    functions = _star_functions(source_lines, star_rows)
+    if functions is None:
+        return None
+    native_lines = list(source_lines)
+    kept: List[str] = []
+    done = 0  # the lines before this one are placed in kept
+    for first, body, end in functions:
+        if "global" in "".join(source_lines[body - 1:end]):
+            return None  # see compile_stubbed: it changes the module-level code
+        line = source_lines[body - 1]
+        native_lines[body - 1] = line[:len(line) - len(line.lstrip(" \t\f"))] + "pass\n"
+        native_lines[body:end] = ["\n"] * (end - body)
+        kept += ("\n" * (first - 1 - done), *source_lines[first - 1:end])
+        done = end
+    kept.append("\n" * (len(source_lines) - done))
+    native_text = "".join(native_lines)
+    if any(trigger in native_text for trigger in TRIGGERS):
+        return None  # the rewrite changes more than the stars there
+    try:
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            native = _builtin_compile(native_text, filename, "exec", flags, True, optimize)
+    except (SyntaxError, ValueError):
+        return None
+    if warned:
+        return None
+    flags |= native.co_flags & future_flags()  # as the module has them
+    compiled = _compile_part("".join(kept), text, stars, filename, flags, optimize, False, functions)
+    if compiled is None:
+        return None
+    code_type = type(native)
+    made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
+            if type(const) is code_type}
+    consts = list(native.co_consts)
+    stubs = [at for at, const in enumerate(consts)
+             if type(const) is code_type and (const.co_name, const.co_firstlineno) in made]
+    if len(stubs) != len(functions) or len(made) != len(functions):
+        return None
+    for at in stubs:
+        consts[at] = made[consts[at].co_name, consts[at].co_firstlineno]
+    return native.replace(co_consts=tuple(consts))
+
+
+def _star_functions(source_lines: "List[str]", star_rows: "List[int]") -> "Optional[List[Tuple[int, int, int]]]":
+    """(first line, body's first line, last line) of the top-level function that holds
+    each star row, read from the lines alone: the line at column 0 above the star
+    is a one-line ``def`` (its decorators, one line each, just above), the body
+    starts at the next line with code, and the function's lines end before the
+    next line with code at column 0.  None where a star is not read so.
+
+    A reading can be wrong (a line at column 0 inside a string or brackets):
+    the tree of the functions then is not the functions read (``_holds_only``).
+    """
+    functions: List[Tuple[int, int, int]] = []
+    count = len(source_lines)
+    for row in star_rows:
+        if functions and row <= functions[-1][2]:
+            continue  # in the function before
+        head = row - 1
+        while head >= 0 and source_lines[head][:1] in _NOT_AT_0:
+            head -= 1
+        line = source_lines[head] if head >= 0 else ""
+        if "#" in line:
+            if "'" in line or '"' in line:
+                return None  # a comment or a string: only the tokenizer can tell
+            line = line[:line.index("#")]
+        if not line.startswith(("def ", "async def ")) or not line.rstrip().endswith(":"):
+            return None
+        first = head + 1
+        while first > 1 and source_lines[first - 2].startswith("@"):
+            first -= 1
+        body = head + 1
+        while source_lines[body].lstrip(" \t\f")[:1] in ("\n", "\r", "#"):
+            body += 1  # stops at the star's line at the latest
+        end = row
+        while end < count and source_lines[end][:1] in _NOT_AT_0:
+            end += 1
+        if functions and first <= functions[-1][2]:
+            return None
+        functions.append((first, body + 1, end))
+    return functions
+
+
+def _holds_only(tree: "Any", functions: "List[Tuple[int, int, int]]") -> bool:
+    """Whether ``tree`` is the top-level functions of ``functions`` (as ``_star_functions`` gives them), no more."""
+    if len(tree.body) != len(functions):
+        return False
+    for node, (first, body, end) in zip(tree.body, functions):
+        if type(node).__name__ not in ("FunctionDef", "AsyncFunctionDef") or node.end_lineno > end \
+                or min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]) != first \
+                or node.body[0].lineno != body:
+            return False
+    return True
 
 
 def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "Any",
@@ -174,26 +296,29 @@ def _with_functions(code: "Any", functions: "Dict[Tuple[str, int], Any]") -> "An
 
 
 def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,
-                  prologue: bool = True) -> "Any":
+                  prologue: bool = True, functions: "Optional[List[Tuple[int, int, int]]]" = None) -> "Any":
     """Code from the tree of ``part``: ``text`` with lines blanked or stubbed, ``except*``
-    blanked; None if its stars are not all there or it is not valid."""
+    blanked; None if its stars are not all there or it is not valid.  With
+    ``functions`` (``_star_functions``) the tree must be those, and warn of
+    nothing: no native compile saw their lines."""
     import warnings
 
     from exceptstar._compiler.rewrite import transform
 
     try:
-        with warnings.catch_warnings():
-            # The native compile gave the module's warnings, once.
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as warned:
+            # Else the native compile gave the module's warnings, once.
+            warnings.simplefilter("ignore" if functions is None else "always")
             tree = _builtin_compile(part, filename, "exec", flags | _PyCF_ONLY_AST, True)
-            if mark(tree, stars) != len(stars):
+            if (functions is not None and not _holds_only(tree, functions)) or mark(tree, stars) != len(stars):
                 return None
             check_tree(tree, stars, filename_text(filename), text)
             if not transform(tree, part, prologue, shared=True):
                 return None
-            return _builtin_compile(tree, filename, "exec", flags, True, optimize)
+            code = _builtin_compile(tree, filename, "exec", flags, True, optimize)
     except SyntaxError:
         return None
+    return None if warned else code
 
 
 def _top_level_functions(native: "Any", source_lines: "List[str]",
