@@ -212,7 +212,8 @@ def test_standard_library_modules_keep_their_native_module_code() -> None:
 TRY_STAR = "    try:\n        pass\n    except* ValueError:\n"
 APART = {
     "plain": "def f():\n" + TRY_STAR + "        pass\n",
-    "decorated": "import functools\n\n@functools.lru_cache()\n@functools.wraps(len)\ndef f():\n" + TRY_STAR + "        pass\n",
+    "decorated": ("import functools\n\n@functools.lru_cache()\n@functools.wraps(len)\ndef f():\n" + TRY_STAR
+                  + "        pass\n"),
     "async": "async def f():\n" + TRY_STAR + "        await g()\n",
     "comment after the colon": "def f(a=1):  # why\n\n    # first\n" + TRY_STAR + "        pass\n",
     "two and a plain one": ("def f():\n" + TRY_STAR + "        pass\n\n\ndef g():\n    return 1\n\n\n"
