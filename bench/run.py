@@ -690,16 +690,20 @@ WHY: Dict[str, str] = {
         "and not on 3.10, whose compiler gives code without a line other code than code with one)."
     ),
     "uncached_import_500": (
-        "the 500-clause module's compile (the row `transform + compile`, here through the hook's "
-        "path: the module-level code native, the 250 starred functions through a tree) plus "
-        "running the module, which both sides do. The same bound: the scaffolding."
+        "the hook's path: the 250 starred functions are read from the text (`_compiler.native_parts."
+        "_stars_apart`) and compiled from a tree of them alone (parse 0.5x, rewrite 0.6-0.7x, the "
+        "tree's compile 1.07x: most of it their scaffolding), the rest of the module natively "
+        "without them (0.45-0.55x), then the module runs, which both sides do. Interleaved in one "
+        "process (7 each, GC on), the compile alone went from 3.5-3.7x to 2.9-3.3x with that "
+        "reading. The same bound as `transform + compile`: the scaffolding."
     ),
     "uncached_import_one": (
-        "the native compile (1x) and what lets the star-free code stay native: the PEP 765 "
-        "pre-check (`finally_flow.may_leave_finally`, 0.04x here: this module has 416 `finally` "
-        "blocks, each read as a block), the clause scan, the top-level functions' line tables; "
-        "the starred function's tree is 0.02x. In one process, the two imports alternating "
-        "(25 each, GC on): 1.09-1.12x on 3.8-3.10."
+        "the native compile (1x, the starred function left out) and what lets the star-free code "
+        "stay native: the PEP 765 pre-check (`finally_flow.may_leave_finally`, 0.025x for this "
+        "module's 416 `finally` blocks, cut out one by one and looked into at once), the clause "
+        "scan (0.015x), the starred function read from the text and its tree (0.02x). In one "
+        "process, the two imports alternating (21 each, GC on): 1.03-1.07x on 3.8-3.10 (1.06-1.12x "
+        "before those were cut); a row of fresh processes on this machine spreads by ±20%."
     ),
     "transform_lookalike": (
         "the same bound as the one-clause module: a look-alike in a comment or a string no "
@@ -713,8 +717,8 @@ WHY: Dict[str, str] = {
     "first_import": (
         "80 of each module's 100 lines are module-level statements. For imports the "
         "module-level code is the native compile's and only the starred function (15 "
-        "lines) goes through a tree (`_compiler.native_parts._native_module`): per module one native "
-        "compile (1x), the scan, and the starred function's parse, rewrite and compile "
+        "lines) goes through a tree (`_compiler.native_parts._stars_apart`): per module one native "
+        "compile of the rest, the scan, and the starred function's parse, rewrite and compile "
         "(0.5-0.7x: its two clauses become about 110 generated nodes), then the hook's loader. "
         "What is left above 1.5x is that tree and the per-clause scaffolding (see the 500-clause "
         "module)."
@@ -733,7 +737,8 @@ WHY: Dict[str, str] = {
         "handle a group, whose first one imports it (`_handled.set_handled`). The 20 "
         "transformations are most of the rest (about 25 M a module against 10.6 M to compile and "
         "run the plain one): the starred functions are 60% of each module's lines, through the "
-        "tree, at the 500-clause row's cost. What it would take: that row's scaffolding (below "
+        "tree, at the 500-clause row's cost (compiled once now: the native compile leaves them "
+        "out). What it would take: that row's scaffolding (below "
         "1.5x only without the guards), or the transformed bytecode shipped "
         "(`python -m exceptstar compileall`, 1.19x)."
     ),
