@@ -216,6 +216,9 @@ APART = {
                   + "        pass\n"),
     "async": "async def f():\n" + TRY_STAR + "        await g()\n",
     "comment after the colon": "def f(a=1):  # why\n\n    # first\n" + TRY_STAR + "        pass\n",
+    "a header on lines of its own": ("def f(\n    a: int = (1),\n    *b: str,\n) -> None:\n" + TRY_STAR
+                                     + "        pass\n"),
+    "a header ending in brackets": "def f(a,\n      b) -> (\n    int):\n" + TRY_STAR + "        pass\n",
     "two and a plain one": ("def f():\n" + TRY_STAR + "        pass\n\n\ndef g():\n    return 1\n\n\n"
                             "def h():\n" + TRY_STAR + "        pass\n    # trailing\n# at column 0\n"),
     "a string at column 0": "def f():\n" + TRY_STAR + '        x = """\nnot code\n"""\n        print(x)\n',
@@ -229,7 +232,7 @@ APART = {
     "a warning inside": "def f(x):\n" + TRY_STAR + "        pass\n    return x is 1\n",
     "a method": "class C:\n    def m(self):\n    " + TRY_STAR.replace("\n    ", "\n        ") + "            pass\n",
 }
-READ = {"plain", "decorated", "async", "comment after the colon", "two and a plain one"}
+READ = {"plain", "decorated", "async", "comment after the colon", "two and a plain one", "a header on lines of its own"}
 
 
 @pytest.mark.parametrize("name", sorted(APART))

@@ -186,9 +186,11 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", star_rows: 
 def _star_functions(source_lines: "List[str]", star_rows: "List[int]") -> "Optional[List[Tuple[int, int, int]]]":
     """(first line, body's first line, last line) of the top-level function that holds
     each star row, read from the lines alone: the line at column 0 above the star
-    is a one-line ``def`` (its decorators, one line each, just above), the body
-    starts at the next line with code, and the function's lines end before the
-    next line with code at column 0.  None where a star is not read so.
+    ends a ``def``'s header with its colon (a header on several lines: its first
+    line the one at column 0 above, its last one a closing bracket), its
+    decorators are one line each just above, the body starts at the next line
+    with code, and the function's lines end before the next line with code at
+    column 0.  None where a star is not read so.
 
     A reading can be wrong (a line at column 0 inside a string or brackets):
     the tree of the functions then is not the functions read (``_holds_only``).
@@ -201,17 +203,23 @@ def _star_functions(source_lines: "List[str]", star_rows: "List[int]") -> "Optio
         head = row - 1
         while head >= 0 and source_lines[head][:1] in _NOT_AT_0:
             head -= 1
-        line = source_lines[head] if head >= 0 else ""
+        line = source_lines[head] if head >= 0 else ""  # the header's last line
         if "#" in line:
             if "'" in line or '"' in line:
                 return None  # a comment or a string: only the tokenizer can tell
             line = line[:line.index("#")]
-        if not line.startswith(("def ", "async def ")) or not line.rstrip().endswith(":"):
+        if not line.rstrip().endswith(":"):
+            return None
+        body = head + 1
+        if line.startswith(")"):
+            head -= 1
+            while head >= 0 and source_lines[head][:1] in _NOT_AT_0:
+                head -= 1
+        if head < 0 or not source_lines[head].startswith(("def ", "async def ")):
             return None
         first = head + 1
         while first > 1 and source_lines[first - 2].startswith("@"):
             first -= 1
-        body = head + 1
         while source_lines[body].lstrip(" \t\f")[:1] in ("\n", "\r", "#"):
             body += 1  # stops at the star's line at the latest
         end = row
