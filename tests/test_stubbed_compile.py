@@ -219,6 +219,8 @@ APART = {
     "a header on lines of its own": ("def f(\n    a: int = (1),\n    *b: str,\n) -> None:\n" + TRY_STAR
                                      + "        pass\n"),
     "a header ending in brackets": "def f(a,\n      b) -> (\n    int):\n" + TRY_STAR + "        pass\n",
+    "beyond ASCII in strings and comments": ('def f():\n    """Café — …"""\n' + TRY_STAR
+                                             + "        print('½ ü')  # naïve\n"),
     "two and a plain one": ("def f():\n" + TRY_STAR + "        pass\n\n\ndef g():\n    return 1\n\n\n"
                             "def h():\n" + TRY_STAR + "        pass\n    # trailing\n# at column 0\n"),
     "a string at column 0": "def f():\n" + TRY_STAR + '        x = """\nnot code\n"""\n        print(x)\n',
@@ -232,7 +234,8 @@ APART = {
     "a warning inside": "def f(x):\n" + TRY_STAR + "        pass\n    return x is 1\n",
     "a method": "class C:\n    def m(self):\n    " + TRY_STAR.replace("\n    ", "\n        ") + "            pass\n",
 }
-READ = {"plain", "decorated", "async", "comment after the colon", "two and a plain one", "a header on lines of its own"}
+READ = {"plain", "decorated", "async", "comment after the colon", "two and a plain one", "a header on lines of its own",
+        "beyond ASCII in strings and comments"}
 
 
 @pytest.mark.parametrize("name", sorted(APART))
@@ -278,3 +281,13 @@ def test_a_tree_is_checked_against_the_functions_read() -> None:
                   [(2, 5, 6), (7, 7, 7), (8, 8, 8)]):
         assert not native_parts._holds_only(tree, wrong), wrong
     assert not native_parts._holds_only(compile("class C: pass\n", "t.py", "exec", 0x400), [(1, 1, 1)])
+
+
+def test_a_name_spelt_beyond_ascii_is_still_rewritten() -> None:
+    # Python reads `e.add_note` with a fullwidth `a` as `e.add_note`: the module-level code of a
+    # module that spells it so cannot be the native compile's (a search for
+    # `add_note` misses it), whatever else is beyond ASCII in it.
+    text = ("def f(e):\n" + TRY_STAR + "        pass\n\ndef g(e):\n    # Café\n    e.\uff41dd_note('n')\n"
+            + MODULE_LEVEL)
+    ours, whole, _ = _native_module_and_whole(text, "fullwidth.py")
+    assert ours is None or _describe(ours) == _describe(whole)

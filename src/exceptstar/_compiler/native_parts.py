@@ -50,7 +50,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     the functions that hold a star can be told from the text, the native
     compile leaves them out (``_stars_apart``).
     """
-    native_module = module and text.isascii() and "ExceptionGroup" not in text
+    native_module = module and _names_in_ascii(text) and "ExceptionGroup" not in text
     if not (native_module or _stubbing_pays(text)):
         return None
     if may_leave_finally(text):
@@ -110,6 +110,22 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     return None if compiled is None else _with_functions(compiled, stubbed)
 
 
+def _names_in_ascii(text: str) -> bool:
+    """Whether a search of ``text`` for a name finds every use of it: Python reads
+    identifiers NFKC-normalised, so a character of names that becomes an ASCII
+    letter, digit or underscore (a fullwidth letter, say) spells the name
+    otherwise.  Other characters (``½``, ``™``, letters of other scripts) spell none."""
+    if text.isascii():
+        return True
+    import unicodedata
+
+    # The distinct characters beyond ASCII, found in C loops.
+    others = set(text.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass"))
+    return not any(("_" + other).isidentifier() and any(char.isascii() and (char.isalnum() or char == "_")
+                                                        for char in unicodedata.normalize("NFKC", other))
+                   for other in others)
+
+
 def _stubbing_pays(text: str) -> bool:
     """Whether stubbing pays for its extra native compile: indented lines less about
     12 a clause are at least half the module's (counted in C, before any scan)."""
@@ -120,6 +136,7 @@ def _stubbing_pays(text: str) -> bool:
 
 # What a line that holds no code at column 0 starts with (a code line at 0 starts a statement).
 _NOT_AT_0 = (" ", "\t", "\f", "\n", "\r", "#")
+_ASCII = bytes(range(128))
 
 
 def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", star_rows: "List[int]",
