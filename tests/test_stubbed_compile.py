@@ -245,7 +245,7 @@ def test_starred_functions_read_from_the_text(name: str, monkeypatch: pytest.Mon
     taken = []
     monkeypatch.setattr(native_parts, "_stars_apart", lambda *args: taken.append(apart(*args)) or taken[-1])
     ours, whole, native = _native_module_and_whole(text, f"{name}.py")
-    assert (taken[0] is not None) == (name in READ), taken
+    assert bool(taken and taken[0] is not None) == (name in READ), taken
     if name == "a method":
         assert ours is None  # the whole tree's path
         return
@@ -253,16 +253,19 @@ def test_starred_functions_read_from_the_text(name: str, monkeypatch: pytest.Mon
     _assert_native_module(ours, whole, native, name)
 
 
+@pytest.mark.parametrize("module", [True, False])
 @pytest.mark.parametrize("where", ["starred", "module", "both"])
-def test_warnings_of_starred_functions_read_from_the_text(where: str) -> None:
+def test_warnings_of_starred_functions_read_from_the_text(where: str, module: bool) -> None:
     # A warning in the starred function, in the module-level code, or one in
-    # each: all of them, in the native compile's order, as the whole-tree path gives them.
+    # each: all of them, in the native compile's order, as the whole-tree path
+    # gives them, on both paths that leave the starred function out of the
+    # native compile (imports, and compile() with star-free bodies stubbed).
     inside = "    return x is 1\n" if where != "module" else ""
     outside = "Y = 2 is 2\n" if where != "starred" else ""
-    text = "def f(x):\n" + TRY_STAR + "        pass\n" + inside + "\n" + outside + MODULE_LEVEL
+    text = "def f(x):\n" + TRY_STAR + "        pass\n" + inside + "\n" + outside + FILLER
     with warnings.catch_warnings(record=True) as ours:
         warnings.simplefilter("always")
-        assert native_parts.compile_stubbed(text, "w.py", 0, -1, True) is not None
+        transform.compile_source(text, "w.py", "exec", module=module)
     with warnings.catch_warnings(record=True) as native:
         warnings.simplefilter("always")
         compile(text.replace("except*", "except "), "w.py", "exec", 0, True)
@@ -291,3 +294,20 @@ def test_a_name_spelt_beyond_ascii_is_still_rewritten() -> None:
             + MODULE_LEVEL)
     ours, whole, _ = _native_module_and_whole(text, "fullwidth.py")
     assert ours is None or _describe(ours) == _describe(whole)
+
+
+def test_compile_leaves_the_starred_functions_out_of_its_native_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    # compile() (not an import) stubs the star-free bodies in a tree and takes
+    # their code from a native compile, which need not compile the starred ones.
+    natively = []
+    builtin = native_parts._builtin_compile
+
+    def spy(source: Any, *args: Any) -> Any:
+        if isinstance(source, str) and not args[2] & 0x400:  # not ast.PyCF_ONLY_AST
+            natively.append(source)
+        return builtin(source, *args)
+
+    monkeypatch.setattr(native_parts, "_builtin_compile", spy)
+    stubbed, whole = _both("def f(x):\n" + TRY_STAR + "        print(x)\n" + FILLER, "c.py")
+    assert _describe(stubbed) == _describe(whole)
+    assert natively and not any("print(x)" in source for source in natively)

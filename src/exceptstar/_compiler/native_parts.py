@@ -51,7 +51,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     compile leaves them out (``_stars_apart``).
     """
     native_module = module and _names_in_ascii(text) and "ExceptionGroup" not in text
-    if not (native_module or _stubbing_pays(text)):
+    if not (native_module or _stubbing_pays(text, [])):
         return None
     if may_leave_finally(text):
         return None  # PEP 765 warns: only the whole tree's path gives that, in CPython's order
@@ -61,14 +61,26 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     rewritten, stars = quick
     source_lines = lines_of(rewritten)
     star_rows = sorted({row for row, _ in stars})
-    if native_module:
-        code = _stars_apart(text, source_lines, stars, star_rows, filename, flags, optimize)
+    functions = _star_functions(source_lines, star_rows)
+    if native_module and functions is not None:
+        code = _stars_apart(text, source_lines, stars, functions, filename, flags, optimize)
         if code is not None:
             return code
-    try:
-        native = _builtin_compile(rewritten, filename, "exec", flags, True, optimize)
-    except (SyntaxError, ValueError):
+    # The star-free functions' code is all that is taken from the native compile
+    # on the stubbing path: a function's code is its own text's, so the starred
+    # functions, read however (a wrong reading blanks no other function's line),
+    # are left out of it.  Then only the tree sees their lines and their warnings.
+    if not native_module and not _stubbing_pays(text, functions):
         return None
+    stars_stubbed = None if native_module or functions is None else \
+        _compile_stars_stubbed(source_lines, functions, filename, flags, optimize)
+    if stars_stubbed is not None:
+        native = stars_stubbed[0]
+    else:
+        try:
+            native = _builtin_compile(rewritten, filename, "exec", flags, True, optimize)
+        except (SyntaxError, ValueError):
+            return None
     from bisect import bisect_left
 
     from exceptstar._compiler.rewrite import TRIGGERS
@@ -106,7 +118,8 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
         stubbed[(const.co_name, first)] = const
     if not stubbed:
         return None
-    compiled = _compile_part("".join(edited), text, stars, filename, flags, optimize)
+    compiled = _compile_part("".join(edited), text, stars, filename, flags, optimize,
+                             seen=stars_stubbed is None)
     return None if compiled is None else _with_functions(compiled, stubbed)
 
 
@@ -126,12 +139,23 @@ def _names_in_ascii(text: str) -> bool:
                    for other in others)
 
 
-def _stubbing_pays(text: str) -> bool:
-    """Whether stubbing pays for its extra native compile: indented lines less about
-    12 a clause are at least half the module's (counted in C, before any scan)."""
+def _stubbing_pays(text: str, starred: "Optional[List[Tuple[int, int, int]]]" = None) -> bool:
+    """Whether stubbing pays for its extra native compile (counted in C).
+
+    A tree costs about 1.7 native compiles a line.  A native compile of the
+    whole module pays when the indented lines less about 12 a clause are at
+    least half the module's; one without the ``starred`` functions (as
+    ``_star_functions`` reads them) also when the other indented lines are at
+    least 1.5 times the module-level ones (an empty list: an upper bound, before any scan).
+    """
+    lines = text.count("\n")
     indented = text.count("\n ") + text.count("\n\t")
     clauses = text.count("except*") + text.count("except *")
-    return (indented - 12 * clauses) >= _STUB_SHARE * text.count("\n")
+    with_the_stars = (indented - 12 * clauses) >= _STUB_SHARE * lines
+    if with_the_stars or starred is None:
+        return with_the_stars
+    starred_lines = sum(end - first + 1 for first, _, end in starred)
+    return 2 * (indented - starred_lines) >= 3 * (lines - indented)
 
 
 # What a line that holds no code at column 0 starts with (a code line at 0 starts a statement).
@@ -139,52 +163,38 @@ _NOT_AT_0 = (" ", "\t", "\f", "\n", "\r", "#")
 _ASCII = bytes(range(128))
 
 
-def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", star_rows: "List[int]",
+def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: "List[Tuple[int, int, int]]",
                  filename: "Any", flags: int, optimize: int) -> "Any":
     """``_native_module``'s code with the native compile spared the functions that
-    hold a star: None when they cannot be told from the text, or it warns.
+    hold a star (as ``_star_functions`` read them): None when it warns, or the
+    reading is not borne out.
 
-    Each such function is read from the text (``_star_functions``) and stubbed
-    in the module compiled natively; the functions alone are compiled from a
-    tree, which must hold just them, as read.  Then the reading was right: the
-    stubbed lines are each function's body, so the module-level code is the
-    whole module's (but where a body says ``global``).  A module of many stars
-    is mostly such functions, so it is compiled about once, not twice.  Any
-    warning sends the module the other way, whose native compile gives them
-    all in the interpreter's order.
+    Each such function is stubbed in the module compiled natively; the
+    functions alone are compiled from a tree, which must hold just them, as
+    read.  Then the reading was right: the stubbed lines are each function's
+    body, so the module-level code is the whole module's (but where a body says
+    ``global``).  A module of many stars is mostly such functions, so it is
+    compiled about once, not twice.  Any warning sends the module the other
+    way, whose native compile gives them all in the interpreter's order.
     """
-    import warnings
-
     from exceptstar._compiler.rewrite import TRIGGERS
 
-    functions = _star_functions(source_lines, star_rows)
-    if functions is None:
-        return None
-    native_lines = list(source_lines)
     kept: List[str] = []
     done = 0  # the lines before this one are placed in kept
     for first, body, end in functions:
         if "global" in "".join(source_lines[body - 1:end]):
             return None  # see compile_stubbed: it changes the module-level code
-        line = source_lines[body - 1]
-        native_lines[body - 1] = line[:len(line) - len(line.lstrip(" \t\f"))] + "pass\n"
-        native_lines[body:end] = ["\n"] * (end - body)
         kept += ("\n" * (first - 1 - done), *source_lines[first - 1:end])
         done = end
     kept.append("\n" * (len(source_lines) - done))
-    native_text = "".join(native_lines)
+    stars_stubbed = _compile_stars_stubbed(source_lines, functions, filename, flags, optimize)
+    if stars_stubbed is None:
+        return None
+    native, native_text = stars_stubbed
     if any(trigger in native_text for trigger in TRIGGERS):
         return None  # the rewrite changes more than the stars there
-    try:
-        with warnings.catch_warnings(record=True) as warned:
-            warnings.simplefilter("always")
-            native = _builtin_compile(native_text, filename, "exec", flags, True, optimize)
-    except (SyntaxError, ValueError):
-        return None
-    if warned:
-        return None
     flags |= native.co_flags & future_flags()  # as the module has them
-    compiled = _compile_part("".join(kept), text, stars, filename, flags, optimize, False, functions)
+    compiled = _compile_part("".join(kept), text, stars, filename, flags, optimize, False, functions, seen=False)
     if compiled is None:
         return None
     code_type = type(native)
@@ -198,6 +208,27 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", star_rows: 
     for at in stubs:
         consts[at] = made[consts[at].co_name, consts[at].co_firstlineno]
     return native.replace(co_consts=tuple(consts))
+
+
+def _compile_stars_stubbed(source_lines: "List[str]", functions: "List[Tuple[int, int, int]]", filename: "Any",
+                           flags: int, optimize: int) -> "Optional[Tuple[Any, str]]":
+    """The native compile of the module with the body of each of ``functions`` stubbed,
+    and its text; None if it fails or warns (its warnings would be only some of the module's)."""
+    import warnings
+
+    native_lines = list(source_lines)
+    for _, body, end in functions:
+        line = source_lines[body - 1]
+        native_lines[body - 1] = line[:len(line) - len(line.lstrip(" \t\f"))] + "pass\n"
+        native_lines[body:end] = ["\n"] * (end - body)
+    native_text = "".join(native_lines)
+    try:
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            native = _builtin_compile(native_text, filename, "exec", flags, True, optimize)
+    except (SyntaxError, ValueError):
+        return None
+    return None if warned else (native, native_text)
 
 
 def _star_functions(source_lines: "List[str]", star_rows: "List[int]") -> "Optional[List[Tuple[int, int, int]]]":
@@ -321,19 +352,21 @@ def _with_functions(code: "Any", functions: "Dict[Tuple[str, int], Any]") -> "An
 
 
 def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,
-                  prologue: bool = True, functions: "Optional[List[Tuple[int, int, int]]]" = None) -> "Any":
+                  prologue: bool = True, functions: "Optional[List[Tuple[int, int, int]]]" = None,
+                  seen: bool = True) -> "Any":
     """Code from the tree of ``part``: ``text`` with lines blanked or stubbed, ``except*``
     blanked; None if its stars are not all there or it is not valid.  With
-    ``functions`` (``_star_functions``) the tree must be those, and warn of
-    nothing: no native compile saw their lines."""
+    ``functions`` (``_star_functions``) the tree must be those.  Unless a native
+    compile ``seen`` every line of the part (and gave its warnings), the part
+    must warn of nothing."""
     import warnings
 
     from exceptstar._compiler.rewrite import transform
 
     try:
         with warnings.catch_warnings(record=True) as warned:
-            # Else the native compile gave the module's warnings, once.
-            warnings.simplefilter("ignore" if functions is None else "always")
+            # A native compile that saw it all gave the module's warnings, once.
+            warnings.simplefilter("ignore" if seen else "always")
             tree = _builtin_compile(part, filename, "exec", flags | _PyCF_ONLY_AST, True)
             if (functions is not None and not _holds_only(tree, functions)) or mark(tree, stars) != len(stars):
                 return None
