@@ -197,17 +197,9 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
     compiled = _compile_part("".join(kept), text, stars, filename, flags, optimize, False, functions, seen=False)
     if compiled is None:
         return None
-    code_type = type(native)
     made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
-            if type(const) is code_type}
-    consts = list(native.co_consts)
-    stubs = [at for at, const in enumerate(consts)
-             if type(const) is code_type and (const.co_name, const.co_firstlineno) in made]
-    if len(stubs) != len(functions) or len(made) != len(functions):
-        return None
-    for at in stubs:
-        consts[at] = made[consts[at].co_name, consts[at].co_firstlineno]
-    return native.replace(co_consts=tuple(consts))
+            if type(const) is type(native)}
+    return _with_functions(native, made) if len(made) == len(functions) else None
 
 
 def _compile_stars_stubbed(source_lines: "List[str]", functions: "List[Tuple[int, int, int]]", filename: "Any",
@@ -333,22 +325,24 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
         return None
     made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
             if type(const) is type(native)}
-    consts = list(native.co_consts)
-    for const, first, _ in starred:
-        at = consts.index(const)  # in C: the module may have thousands of constants
-        if consts[at] is not const or (const.co_name, first) not in made:
-            return None
-        consts[at] = made[const.co_name, first]
-    return native.replace(co_consts=tuple(consts))
+    wanted = [(const.co_name, first) for const, first, _ in starred]
+    if not all(key in made for key in wanted):
+        return None
+    return _with_functions(native, {key: made[key] for key in wanted})
 
 
 def _with_functions(code: "Any", functions: "Dict[Tuple[str, int], Any]") -> "Any":
     """``code`` with each function code object among its constants replaced by the one
-    of ``functions`` with its name and first line; None unless every one was used."""
-    left = dict(functions)
-    consts = tuple(left.pop((const.co_name, const.co_firstlineno), const) if type(const) is type(code)
-                   else const for const in code.co_consts)
-    return None if left else code.replace(co_consts=consts)
+    of ``functions`` with its name and first line; None unless each is used once."""
+    code_type = type(code)
+    consts = list(code.co_consts)
+    places = [at for at, const in enumerate(consts)  # a comprehension: a module may have thousands
+              if type(const) is code_type and (const.co_name, const.co_firstlineno) in functions]
+    if len(places) != len(functions):
+        return None
+    for at in places:
+        consts[at] = functions[consts[at].co_name, consts[at].co_firstlineno]
+    return code.replace(co_consts=tuple(consts))
 
 
 def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,
