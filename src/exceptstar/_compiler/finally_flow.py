@@ -6,8 +6,7 @@ that makes it an error makes it a SyntaxError at the statement.  Before 3.11
 exceptstar gives it for the code it compiles: ``flow_in_finally`` finds the
 statements in a tree, ``warn_flow_in_finally`` gives the warnings (called by
 ``syntax.check_tree``), and ``may_leave_finally`` tells from text alone, in
-C loops, that a part compiled without a tree (``transform``'s native parts)
-has none.
+C loops, that a part compiled without a tree (``native_parts``) has none.
 """
 
 TYPE_CHECKING = False

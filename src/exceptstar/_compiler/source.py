@@ -151,9 +151,9 @@ def quick_scan(text: str) -> "Optional[Tuple[str, Dict[Key, Key]]]":
     begin = text.find("except")
     while begin >= 0:
         star = begin + 6
-        if text[star:star + 1] != "*" and text[star + 1:star + 2] not in _BEFORE_A_STAR:
-            pass  # a type, a colon or a longer name: the common case, in fewest steps
-        elif text[star:star + 32].lstrip(" \t\f")[:1] in ("*", "\\", ""):  # else a type follows: settled in C
+        # The common case (a type, a colon, a longer name) settled in the fewest steps.
+        if (text[star:star + 1] == "*" or text[star + 1:star + 2] in _BEFORE_A_STAR) \
+                and text[star:star + 32].lstrip(" \t\f")[:1] in ("*", "\\", ""):  # else a type follows
             while text[star:star + 1] in (" ", "\t", "\f") or text[star:star + 2] in ("\\\n", "\\\r"):
                 star += 1 if text[star] != "\\" else 3 if text.startswith("\r\n", star + 1) else 2
         if text[star:star + 1] == "*":
