@@ -146,7 +146,9 @@ def test_modules_keep_their_native_module_code(name: str) -> None:
     text = CASES[name] + "\n" + MODULE_LEVEL + STAR
     ours, whole, native = _native_module_and_whole(text, f"{name}.py")
     if name == "normalised names":
-        assert ours is None or _functions(ours) == _functions(whole)
+        # Not the native module code (which a search for the names would miss):
+        # the stubbing path's, the whole tree's code exactly, or that path itself.
+        assert ours is None or _describe(ours) == _describe(whole)
         return
     assert ours is not None, "the case no longer takes the native module path"
     _assert_native_module(ours, whole, native, name)
@@ -186,9 +188,11 @@ def test_add_note_in_a_starred_function_is_rewritten() -> None:
 ])
 def test_what_needs_more_than_the_functions_takes_another_path(text: str) -> None:
     # Module-level stars, methods, the group names (the prologue provides them)
-    # and a rewritten add_note outside the starred functions.
-    ours, whole, _ = _native_module_and_whole(text + MODULE_LEVEL, "other.py")
-    assert ours is None or _describe(ours) == _describe(whole)
+    # and a rewritten add_note outside the starred functions: not the native
+    # module code, which lacks the prologue, but the stubbing path's (a long
+    # star-free function makes it pay), which is the whole tree's code exactly.
+    ours, whole, _ = _native_module_and_whole(text + FILLER, "other.py")
+    assert ours is not None and _describe(ours) == _describe(whole)
 
 
 def test_standard_library_modules_keep_their_native_module_code() -> None:
@@ -226,6 +230,9 @@ APART = {
     "a string at column 0": "def f():\n" + TRY_STAR + '        x = """\nnot code\n"""\n        print(x)\n',
     "brackets at column 0": "def f():\n" + TRY_STAR + "        x = (1,\n2)\n        print(x)\n",
     "a continued line": "def f():\n" + TRY_STAR + "        x = 1 + \\\n2\n        print(x)\n",
+    # Both halves parse on their own: the function would lose its last line's end.
+    "a continued last line": "def f():\n" + TRY_STAR + "        x = print \\\n('handled')\n",
+    "a continued last expression": "def f():\n" + TRY_STAR + "        x = 1 \\\n+ 2\n",
     "a string swallowing the next": ("def f():\n" + TRY_STAR + "        x = '''\n'''\n\n"
                                      "def g():\n    '''doc'''\n" + TRY_STAR + "        pass\n"),
     "a decorator on two lines": "import functools\n\n@functools.lru_cache(\n    maxsize=None)\ndef f():\n" + TRY_STAR
@@ -246,23 +253,14 @@ def test_starred_functions_read_from_the_text(name: str, monkeypatch: pytest.Mon
     monkeypatch.setattr(native_parts, "_stars_apart", lambda *args: taken.append(apart(*args)) or taken[-1])
     ours, whole, native = _native_module_and_whole(text, f"{name}.py")
     assert bool(taken and taken[0] is not None) == (name in READ), taken
-    if name == "a method":
+    if name in ("a method", "a warning inside"):
         assert ours is None  # the whole tree's path
         return
     assert ours is not None
     _assert_native_module(ours, whole, native, name)
 
 
-@pytest.mark.parametrize("module", [True, False])
-@pytest.mark.parametrize("where", ["starred", "module", "both"])
-def test_warnings_of_starred_functions_read_from_the_text(where: str, module: bool) -> None:
-    # A warning in the starred function, in the module-level code, or one in
-    # each: all of them, in the native compile's order, as the whole-tree path
-    # gives them, on both paths that leave the starred function out of the
-    # native compile (imports, and compile() with star-free bodies stubbed).
-    inside = "    return x is 1\n" if where != "module" else ""
-    outside = "Y = 2 is 2\n" if where != "starred" else ""
-    text = "def f(x):\n" + TRY_STAR + "        pass\n" + inside + "\n" + outside + FILLER
+def _assert_warned_as_natively(text: str, module: bool) -> None:
     with warnings.catch_warnings(record=True) as ours:
         warnings.simplefilter("always")
         transform.compile_source(text, "w.py", "exec", module=module)
@@ -271,7 +269,31 @@ def test_warnings_of_starred_functions_read_from_the_text(where: str, module: bo
         compile(text.replace("except*", "except "), "w.py", "exec", 0, True)
     assert [(w.category, str(w.message), w.lineno) for w in ours] \
         == [(w.category, str(w.message), w.lineno) for w in native]
-    assert len(native) == (2 if where == "both" else 1)
+
+
+@pytest.mark.parametrize("module", [True, False])
+@pytest.mark.parametrize("where", ["starred", "module", "both"])
+def test_warnings_of_starred_functions_read_from_the_text(where: str, module: bool) -> None:
+    # A warning in the starred function, in the module-level code, or one in
+    # each, where the starred function can be read from the text: each given
+    # once, in the native compile's order (a module that warns is compiled
+    # from the whole tree; no native compile gives its warnings).
+    inside = "    return x is 1\n" if where != "module" else ""
+    outside = "Y = 2 is 2\n" if where != "starred" else ""
+    text = "def f(x):\n" + TRY_STAR + "        pass\n" + inside + "\n" + outside + FILLER
+    _assert_warned_as_natively(text, module)
+    assert text.count(" is ") == (2 if where == "both" else 1)
+
+
+@pytest.mark.parametrize("module", [True, False])
+@pytest.mark.parametrize("text", [
+    # The native module code cannot hold the star at module level.
+    "X = 1 is 1\ntry:\n    pass\nexcept* ValueError:\n    pass\n",
+    # A starred function, and a star-free one that cannot be stubbed (it names a group).
+    "X = 1 is 1\n\ndef f():\n" + TRY_STAR + "        pass\n\ndef g():\n" + "    a = ExceptionGroup\n" * 60,
+], ids=["a star at module level", "a function that cannot be stubbed"])
+def test_a_warning_is_given_once_when_the_native_parts_are_refused(text: str, module: bool) -> None:
+    _assert_warned_as_natively(text, module)
 
 
 def test_a_tree_is_checked_against_the_functions_read() -> None:
@@ -293,7 +315,7 @@ def test_a_name_spelt_beyond_ascii_is_still_rewritten() -> None:
     text = ("def f(e):\n" + TRY_STAR + "        pass\n\ndef g(e):\n    # Café\n    e.\uff41dd_note('n')\n"
             + MODULE_LEVEL)
     ours, whole, _ = _native_module_and_whole(text, "fullwidth.py")
-    assert ours is None or _describe(ours) == _describe(whole)
+    assert ours is None or _describe(ours) == _describe(whole)  # the native module code never equals it
 
 
 def test_compile_leaves_the_starred_functions_out_of_its_native_compile(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -67,20 +67,18 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
         if code is not None:
             return code
     # The star-free functions' code is all that is taken from the native compile
-    # on the stubbing path: a function's code is its own text's, so the starred
-    # functions, read however (a wrong reading blanks no other function's line),
-    # are left out of it.  Then only the tree sees their lines and their warnings.
+    # on the stubbing path, and a function's code is its own text's: so the
+    # starred functions, however they were read, are left out of it (a wrong
+    # reading only leaves some other function to the tree).  Then only the tree
+    # sees their lines and their warnings.
     if not native_module and not _stubbing_pays(text, functions):
         return None
     stars_stubbed = None if native_module or functions is None else \
         _compile_stars_stubbed(source_lines, functions, filename, flags, optimize)
-    if stars_stubbed is not None:
-        native = stars_stubbed[0]
-    else:
-        try:
-            native = _builtin_compile(rewritten, filename, "exec", flags, True, optimize)
-        except (SyntaxError, ValueError):
-            return None
+    native = stars_stubbed[0] if stars_stubbed is not None else \
+        _compile_quietly(rewritten, filename, flags, optimize)
+    if native is None:
+        return None
     from bisect import bisect_left
 
     from exceptstar._compiler.rewrite import TRIGGERS
@@ -118,8 +116,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
         stubbed[(const.co_name, first)] = const
     if not stubbed:
         return None
-    compiled = _compile_part("".join(edited), text, stars, filename, flags, optimize,
-                             seen=stars_stubbed is None)
+    compiled = _compile_part("".join(edited), text, stars, filename, flags, optimize)
     return None if compiled is None else _with_functions(compiled, stubbed)
 
 
@@ -174,8 +171,8 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
     read.  Then the reading was right: the stubbed lines are each function's
     body, so the module-level code is the whole module's (but where a body says
     ``global``).  A module of many stars is mostly such functions, so it is
-    compiled about once, not twice.  Any warning sends the module the other
-    way, whose native compile gives them all in the interpreter's order.
+    compiled about once, not twice.  A module that warns takes the whole
+    tree's path (``_compile_quietly``).
     """
     from exceptstar._compiler.rewrite import TRIGGERS
 
@@ -194,7 +191,8 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
     if any(trigger in native_text for trigger in TRIGGERS):
         return None  # the rewrite changes more than the stars there
     flags |= native.co_flags & future_flags()  # as the module has them
-    compiled = _compile_part("".join(kept), text, stars, filename, flags, optimize, False, functions, seen=False)
+    compiled = _compile_part("".join(kept), text, stars, filename, flags, optimize, prologue=False,
+                             functions=functions)
     if compiled is None:
         return None
     made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
@@ -205,22 +203,33 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
 def _compile_stars_stubbed(source_lines: "List[str]", functions: "List[Tuple[int, int, int]]", filename: "Any",
                            flags: int, optimize: int) -> "Optional[Tuple[Any, str]]":
     """The native compile of the module with the body of each of ``functions`` stubbed,
-    and its text; None if it fails or warns (its warnings would be only some of the module's)."""
-    import warnings
-
+    and its text; None if it fails or warns (``_compile_quietly``)."""
     native_lines = list(source_lines)
     for _, body, end in functions:
         line = source_lines[body - 1]
         native_lines[body - 1] = line[:len(line) - len(line.lstrip(" \t\f"))] + "pass\n"
         native_lines[body:end] = ["\n"] * (end - body)
     native_text = "".join(native_lines)
+    native = _compile_quietly(native_text, filename, flags, optimize)
+    return None if native is None else (native, native_text)
+
+
+def _compile_quietly(text: str, filename: "Any", flags: int, optimize: int) -> "Any":
+    """The native compile of ``text``; None if it fails or warns.
+
+    Its warnings are not given: a module that warns is compiled by the whole
+    tree's path, which gives them all, once and in the interpreter's order.
+    Given here, they would be given again whenever a part then fails its check.
+    """
+    import warnings
+
     try:
         with warnings.catch_warnings(record=True) as warned:
             warnings.simplefilter("always")
-            native = _builtin_compile(native_text, filename, "exec", flags, True, optimize)
+            code = _builtin_compile(text, filename, "exec", flags, True, optimize)
     except (SyntaxError, ValueError):
         return None
-    return None if warned else (native, native_text)
+    return None if warned else code
 
 
 def _star_functions(source_lines: "List[str]", star_rows: "List[int]") -> "Optional[List[Tuple[int, int, int]]]":
@@ -234,6 +243,7 @@ def _star_functions(source_lines: "List[str]", star_rows: "List[int]") -> "Optio
 
     A reading can be wrong (a line at column 0 inside a string or brackets):
     the tree of the functions then is not the functions read (``_holds_only``).
+    A line continued onto one at column 0 is turned down here: both halves parse.
     """
     functions: List[Tuple[int, int, int]] = []
     count = len(source_lines)
@@ -266,6 +276,10 @@ def _star_functions(source_lines: "List[str]", star_rows: "List[int]") -> "Optio
         while end < count and source_lines[end][:1] in _NOT_AT_0:
             end += 1
         if functions and first <= functions[-1][2]:
+            return None
+        if source_lines[end - 1].rstrip("\r\n").endswith("\\"):
+            # The line at column 0 after it continues the function's last
+            # statement; cut there, both halves would still compile.
             return None
         functions.append((first, body + 1, end))
     return functions
@@ -346,21 +360,18 @@ def _with_functions(code: "Any", functions: "Dict[Tuple[str, int], Any]") -> "An
 
 
 def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,
-                  prologue: bool = True, functions: "Optional[List[Tuple[int, int, int]]]" = None,
-                  seen: bool = True) -> "Any":
+                  prologue: bool = True, functions: "Optional[List[Tuple[int, int, int]]]" = None) -> "Any":
     """Code from the tree of ``part``: ``text`` with lines blanked or stubbed, ``except*``
-    blanked; None if its stars are not all there or it is not valid.  With
-    ``functions`` (``_star_functions``) the tree must be those.  Unless a native
-    compile ``seen`` every line of the part (and gave its warnings), the part
-    must warn of nothing."""
+    blanked; None if its stars are not all there, it is not valid or it warns
+    (see ``_compile_quietly``).  With ``functions`` (``_star_functions``) the
+    tree must be those."""
     import warnings
 
     from exceptstar._compiler.rewrite import transform
 
     try:
         with warnings.catch_warnings(record=True) as warned:
-            # A native compile that saw it all gave the module's warnings, once.
-            warnings.simplefilter("ignore" if seen else "always")
+            warnings.simplefilter("always")
             tree = _builtin_compile(part, filename, "exec", flags | _PyCF_ONLY_AST, True)
             if (functions is not None and not _holds_only(tree, functions)) or mark(tree, stars) != len(stars):
                 return None
