@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from exceptstar._compiler import native_parts, transform
+from exceptstar._compiler import joined, native_parts, transform
 from exceptstar._compiler.rewrite import transform as rewrite_tree
 
 pytestmark = pytest.mark.skipif(sys.version_info >= (3, 11), reason="the stubbed compile runs on 3.8-3.10 only")
@@ -59,6 +59,40 @@ def _describe(code: Any) -> Any:
             code.co_kwonlyargcount, code.co_posonlyargcount, code.co_stacksize, code.co_filename)
 
 
+def _constants(code: Any) -> Iterator[Any]:
+    """Every constant one compile merges, in a fixed order: each code object's consts
+    tuple and what it holds, at any depth."""
+    todo = [code]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, types.CodeType):
+            yield value.co_consts
+            todo.extend(reversed(value.co_consts))
+        elif value is not None and value is not ...:
+            yield value
+            if isinstance(value, (tuple, frozenset)):
+                todo.extend(reversed(sorted(value, key=repr)) if isinstance(value, frozenset) else reversed(value))
+
+
+# Before 3.10 one compile leaves some equal tuples apart (the peephole pass's), which
+# cannot be told from the others once compiled: tuples are not shared between parts.
+TUPLES_SHARED = sys.version_info >= (3, 10)
+
+
+def _sharing(code: Any) -> list[int]:
+    """Which of the constants (``_constants``) are the same object: each one's first place."""
+    first: dict[int, int] = {}
+    return [first.setdefault(id(value), place) for place, value in enumerate(_constants(code))
+            if TUPLES_SHARED or not isinstance(value, tuple)]
+
+
+def _merged_as_one_compile(code: Any) -> bool:
+    """Whether the constants that one compile makes one object (CPython's key) are one object."""
+    by_key: dict[Any, int] = {}
+    return all(by_key.setdefault(joined._key(value), id(value)) == id(value) for value in _constants(code)
+               if TUPLES_SHARED or not isinstance(value, tuple))
+
+
 def _paths(text: str, filename: str, module: bool = False) -> tuple[Any, Any, Any]:
     """The stubbed compile's code, the whole-tree path's and the native compile of the stars blanked."""
     with warnings.catch_warnings():
@@ -81,6 +115,7 @@ def test_cases(name: str) -> None:
     stubbed, whole = _both(CASES[name] + FILLER + STAR, f"{name}.py")
     assert stubbed is not None, "the case no longer takes the stubbed path"
     assert _describe(stubbed) == _describe(whole)
+    assert _sharing(stubbed) == _sharing(whole)
 
 
 def test_global_in_a_function_keeps_the_module_code() -> None:
@@ -110,6 +145,8 @@ def test_standard_library_modules() -> None:
         if stubbed is None:
             continue
         assert _describe(stubbed) == _describe(whole), path
+        assert _sharing(stubbed) == _sharing(whole), path
+        assert _merged_as_one_compile(whole), path  # what the key says is what CPython does
         compared += 1
     assert compared >= 60, compared
 
@@ -136,6 +173,7 @@ def _assert_native_module(ours: Any, whole: Any, native: Any, where: str) -> Non
         assert getattr(ours, field) == getattr(native, field), (where, field)
     table = "co_linetable" if sys.version_info >= (3, 10) else "co_lnotab"
     assert getattr(ours, table) == getattr(native, table), where
+    assert _merged_as_one_compile(ours), where
 
 
 MODULE_LEVEL = "".join(f"VALUE_{n} = {{'key': {n}, 'items': [{n}, {n} + 1]}}\n" for n in range(80))
@@ -333,3 +371,46 @@ def test_compile_leaves_the_starred_functions_out_of_its_native_compile(monkeypa
     stubbed, whole = _both("def f(x):\n" + TRY_STAR + "        print(x)\n" + FILLER, "c.py")
     assert _describe(stubbed) == _describe(whole)
     assert natively and not any("print(x)" in source for source in natively)
+
+
+SHARED = '''
+T = ('a b', 2)
+S = 'a b'
+F = 1.5
+Z = -0.0
+B = b'x y'
+C = -0j
+def star(x):
+    """the same doc"""
+    try:
+        pass
+    except* ValueError:
+        pass
+    return ('a b', 2), 'a b', 1.5, 0.0, (('a b', 2),), 10 ** 20, x in {'x y', 1}, b'x y', 0j, lambda q=1.5: q
+def plain(x):
+    """the same doc"""
+    return ('a b', 2), 'a b', 1.5, -0.0, (('a b', 2),), 10 ** 20, x in {'x y', 1}, b'x y', -0j, lambda q=1.5: q
+'''
+SAME = ["star()[1] is S", "star()[2] is F", "star()[3] is Z", "star()[5] is plain()[5]", "star()[7] is B",
+        "star()[8] is C", "star.__doc__ is plain.__doc__", "plain()[3] is Z", "plain()[8] is C",
+        # Made by 3.8's and 3.9's peephole pass, which shares none: one object from 3.10 on.
+        "star()[9].__defaults__ is plain()[9].__defaults__"]
+SAME_TUPLE = ["star()[0] is T", "star()[4][0] is T", "plain()[0] is T", "star()[4][0] is plain()[0]"]
+
+
+@pytest.mark.parametrize("module", [True, False])
+def test_equal_constants_are_one_object_as_in_one_compile(module: bool) -> None:
+    # CPython makes the equal constants of one compile one object (a signed
+    # zero and its opposite, 1 and 1.0, are not equal there): the parts
+    # compiled apart share them too, as the native compile of the same module.
+    text = SHARED + FILLER + "\n" + MODULE_LEVEL
+    ours = transform.compile_source(text, "shared.py", "exec", module=module)[0]
+    native = compile(text.replace("except*", "except "), "shared.py", "exec", 0, True)
+    results = []
+    for code in (ours, native):
+        namespace: dict[str, Any] = {}
+        exec(code, namespace)
+        checks = SAME + SAME_TUPLE if TUPLES_SHARED else SAME
+        results.append([eval(check.replace("()", "(0)"), namespace) for check in checks])
+    assert results[0] == results[1]
+    assert results[1][:2] == [True, True] and results[1][2] is False  # 0.0 is not -0.0

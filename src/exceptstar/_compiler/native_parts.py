@@ -12,6 +12,7 @@ import builtins
 import sys
 
 from exceptstar._compiler.finally_flow import may_leave_finally
+from exceptstar._compiler.joined import with_functions
 from exceptstar._compiler.source import mark, quick_scan
 from exceptstar._compiler.syntax import check_tree
 from exceptstar._compiler.syntax import lines as lines_of
@@ -19,7 +20,7 @@ from exceptstar._compiler.transform import filename_text, future_flags
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, List, Optional, Tuple
+    from typing import Any, List, Optional, Tuple
 
 _builtin_compile = builtins.compile
 _PyCF_ONLY_AST = 0x400
@@ -117,7 +118,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     if not stubbed:
         return None
     compiled = _compile_part("".join(edited), text, stars, filename, flags, optimize)
-    return None if compiled is None else _with_functions(compiled, stubbed)
+    return None if compiled is None else with_functions(compiled, stubbed, rebuild_functions=False)
 
 
 def _names_in_ascii(text: str) -> bool:
@@ -197,7 +198,7 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
         return None
     made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
             if type(const) is type(native)}
-    return _with_functions(native, made) if len(made) == len(functions) else None
+    return with_functions(native, made, rebuild_functions=True) if len(made) == len(functions) else None
 
 
 def _compile_stars_stubbed(source_lines: "List[str]", functions: "List[Tuple[int, int, int]]", filename: "Any",
@@ -342,21 +343,7 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
     wanted = [(const.co_name, first) for const, first, _ in starred]
     if not all(key in made for key in wanted):
         return None
-    return _with_functions(native, {key: made[key] for key in wanted})
-
-
-def _with_functions(code: "Any", functions: "Dict[Tuple[str, int], Any]") -> "Any":
-    """``code`` with each function code object among its constants replaced by the one
-    of ``functions`` with its name and first line; None unless each is used once."""
-    code_type = type(code)
-    consts = list(code.co_consts)
-    places = [at for at, const in enumerate(consts)  # a comprehension: a module may have thousands
-              if type(const) is code_type and (const.co_name, const.co_firstlineno) in functions]
-    if len(places) != len(functions):
-        return None
-    for at in places:
-        consts[at] = functions[consts[at].co_name, consts[at].co_firstlineno]
-    return code.replace(co_consts=tuple(consts))
+    return with_functions(native, {key: made[key] for key in wanted}, rebuild_functions=True)
 
 
 def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,
