@@ -20,7 +20,9 @@ FINALLY_FLOW = "'{}' in a 'finally' block"
 # lines below indented deeper than `width` (as the tokenizer compares them),
 # blank, comments, or whose indentation holds a form feed (never read as cut short).
 _BLOCK = r"finally\b(?:[ \t\f]*(:)(.*(?:\n(?:[ \t]{{{deeper}}}|[ \t]{{0,{width}}}(?=[\f\r#\n]|\Z)).*)*))?"
-# A `finally` on a continued line: its indentation is not the statement's.
+# A `finally` on a continued line: its indentation is not the statement's.  (After
+# a blank line the tokenizer has ended the continuation: taken as continued all
+# the same, which only costs that rare module a tree.)
 _CONTINUED = r"\\(?:\r?\n|\n\n)[ \t\f]*finally\b"
 _FLOW = r"\b(?:return|break|continue)\b"
 # One-line strings and comments: taken out before the blocks' brackets are matched.

@@ -52,7 +52,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     compile leaves them out (``_stars_apart``).
     """
     native_module = module and _names_in_ascii(text) and "ExceptionGroup" not in text
-    if not (native_module or _stubbing_pays(text, [])):
+    if not (native_module or _stubbing_pays(text, [])):  # [] : at best, all starred lines left out
         return None
     if may_leave_finally(text):
         return None  # PEP 765 warns: only the whole tree's path gives that, in CPython's order
@@ -108,12 +108,8 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
             # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
             # table): with the body stubbed, the module code would differ.
             continue
-        line = source_lines[body - 1]
-        indent = line[:len(line) - len(line.lstrip(" \t\f"))]
-        if not indent:
+        if not _stub(edited, body, end):
             return None
-        edited[body - 1] = indent + "pass\n"
-        edited[body:end] = ["\n"] * (end - body)
         stubbed[(const.co_name, first)] = const
     if not stubbed:
         return None
@@ -177,14 +173,9 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
     """
     from exceptstar._compiler.rewrite import TRIGGERS
 
-    kept: List[str] = []
-    done = 0  # the lines before this one are placed in kept
-    for first, body, end in functions:
-        if "global" in "".join(source_lines[body - 1:end]):
-            return None  # see compile_stubbed: it changes the module-level code
-        kept += ("\n" * (first - 1 - done), *source_lines[first - 1:end])
-        done = end
-    kept.append("\n" * (len(source_lines) - done))
+    if any("global" in "".join(source_lines[body - 1:end]) for _, body, end in functions):
+        return None  # see compile_stubbed: it changes the module-level code
+    kept, _ = _apart(source_lines, [(first, end) for first, _, end in functions])
     stars_stubbed = _compile_stars_stubbed(source_lines, functions, filename, flags, optimize)
     if stars_stubbed is None:
         return None
@@ -192,8 +183,7 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
     if any(trigger in native_text for trigger in TRIGGERS):
         return None  # the rewrite changes more than the stars there
     flags |= native.co_flags & future_flags()  # as the module has them
-    compiled = _compile_part("".join(kept), text, stars, filename, flags, optimize, prologue=False,
-                             functions=functions)
+    compiled = _compile_part(kept, text, stars, filename, flags, optimize, prologue=False, functions=functions)
     if compiled is None:
         return None
     made = {(const.co_name, const.co_firstlineno): const for const in compiled.co_consts
@@ -207,12 +197,21 @@ def _compile_stars_stubbed(source_lines: "List[str]", functions: "List[Tuple[int
     and its text; None if it fails or warns (``_compile_quietly``)."""
     native_lines = list(source_lines)
     for _, body, end in functions:
-        line = source_lines[body - 1]
-        native_lines[body - 1] = line[:len(line) - len(line.lstrip(" \t\f"))] + "pass\n"
-        native_lines[body:end] = ["\n"] * (end - body)
+        _stub(native_lines, body, end)
     native_text = "".join(native_lines)
     native = _compile_quietly(native_text, filename, flags, optimize)
     return None if native is None else (native, native_text)
+
+
+def _stub(lines: "List[str]", body: int, end: int) -> bool:
+    """A function's body, lines ``body`` to ``end`` of ``lines``, made ``pass`` at
+    its indentation, every line kept in place; False if its first line is not
+    indented (not a body of its own)."""
+    line = lines[body - 1]
+    indent = line[:len(line) - len(line.lstrip(" \t\f"))]
+    lines[body - 1] = indent + "pass\n"
+    lines[body:end] = ["\n"] * (end - body)
+    return bool(indent)
 
 
 def _compile_quietly(text: str, filename: "Any", flags: int, optimize: int) -> "Any":
@@ -316,24 +315,13 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
     """
     from exceptstar._compiler.rewrite import TRIGGERS
 
-    # The functions' lines kept, every other line blanked: built from slices.
-    kept: List[str] = []
-    others: List[str] = []
-    done = 0  # the lines before this one are placed
-    for first, end in sorted((first, end) for _, first, end in starred):
-        others.extend(source_lines[done:first - 1])
-        kept.append("\n" * (first - 1 - done))
-        kept.extend(source_lines[first - 1:end])
-        done = end
-    others.extend(source_lines[done:])
-    kept.append("\n" * (len(source_lines) - done))
+    part, others = _apart(source_lines, sorted((first, end) for _, first, end in starred))
     if any(trigger in text for trigger in TRIGGERS):
         blanked = "".join(others)
         if any(trigger in blanked for trigger in TRIGGERS):
             return None  # the rewrite changes more than the stars there
     # Future imports are blanked with the rest: their flags, as the module has them.
     flags |= native.co_flags & future_flags()
-    part = "".join(kept)
     # Only the functions' code is kept: no prologue.
     compiled = _compile_part(part, text, stars, filename, flags, optimize, prologue=False)
     if compiled is None:
@@ -344,6 +332,21 @@ def _native_module(native: "Any", text: str, source_lines: "List[str]", stars: "
     if not all(key in made for key in wanted):
         return None
     return with_functions(native, {key: made[key] for key in wanted}, rebuild_functions=True)
+
+
+def _apart(source_lines: "List[str]", ranges: "List[Tuple[int, int]]") -> "Tuple[str, List[str]]":
+    """The text with only the lines of ``ranges`` ((first, last), in order) and
+    every other line blank, and the other lines; built from slices."""
+    kept: List[str] = []
+    others: List[str] = []
+    done = 0  # the lines before this one are placed
+    for first, end in ranges:
+        others += source_lines[done:first - 1]
+        kept += ("\n" * (first - 1 - done), *source_lines[first - 1:end])
+        done = end
+    others += source_lines[done:]
+    kept.append("\n" * (len(source_lines) - done))
+    return "".join(kept), others
 
 
 def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: int, optimize: int,

@@ -107,15 +107,15 @@ def check_tree(tree: "ast.AST", stars: "Dict[Key, Key]", filename: str, text: "O
     given (before 3.11), where 3.14 gives them: after the parser's errors,
     before the compiler's.
     """
-    problems = find_problems(tree, stars, text, parser_errors or [])
-    if problems and problems[0].msg != FLOW:
-        raise problems[0].exception(filename)
+    found = find_problems(tree, stars, text, parser_errors or [])
+    if found and found[0].msg != FLOW:
+        raise found[0].exception(filename)
     if compiling and sys.version_info < (3, 11):
         # 3.11-3.13 give no such warning, and 3.14's compiler gives its own.
         warn_flow_in_finally(tree, filename)
-    if not problems:
+    if not found:
         return
-    first = problems[0]
+    first = found[0]
     if first.msg == FLOW and rewritten is not None:
         # A compiler error: symbol-table errors and the compiler's own earlier
         # errors (here, the rewritten source compiled natively) come first.
