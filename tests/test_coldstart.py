@@ -215,3 +215,71 @@ def test_docs_example_is_what_the_command_prints(tmp_path: Path) -> None:
                           env=env(site, PYTHONDONTWRITEBYTECODE="1"), timeout=60)
     printed = proc.stdout.replace(str(site), "/usr/local/lib/python3.10/site-packages")
     assert printed.replace(sys.executable, "/usr/local/bin/python").splitlines() == shown
+
+
+def test_a_cache_stale_by_its_size_alone_and_the_fix_it_prints(tmp_path: Path) -> None:
+    # An image's files often share one modification time: edited and given it
+    # back, only the size tells, which compileall does not look at without -f.
+    site = make_site(tmp_path)
+    compileall(site)
+    stat = (site / "top.py").stat()
+    (site / "top.py").write_text(SITE["top.py"] + "EDITED = True\n")
+    os.utime(site / "top.py", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with read_only(site) as prefix:
+        status, listed, closing = coldstart(site, prefix=prefix)
+        assert start(site, prefix) == sorted(listed) == ["top.py"]
+    assert status == 1
+    fix = shlex.split(closing[-1])
+    assert fix == [sys.executable, "-m", "exceptstar", "compileall", "-q", "-f", f"{site}/top.py"]
+    proc = subprocess.run(fix, capture_output=True, text=True, env=env(site), timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with read_only(site) as prefix:
+        assert coldstart(site, prefix=prefix)[:2] == (0, {})
+        assert start(site, prefix) == []
+
+
+def test_the_fix_keeps_the_bytecode_folder(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    folder = tmp_path / "bytecode"
+    proc = subprocess.run([sys.executable, "-X", f"pycache_prefix={folder}", "-m", "exceptstar", "coldstart",
+                           str(site)], capture_output=True, text=True, env=env(site), timeout=120)
+    fix = shlex.split(proc.stdout.splitlines()[-1])
+    assert (proc.returncode, fix[1:3]) == (1, ["-X", f"pycache_prefix={folder}"])
+    proc = subprocess.run(fix, capture_output=True, text=True, env=env(site), timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not (site / "__pycache__").exists()
+    with read_only(site) as prefix:
+        assert coldstart(site, prefix=prefix, PYTHONPYCACHEPREFIX=str(folder))[:2] == (0, {})
+        assert start(site, prefix, PYTHONPYCACHEPREFIX=str(folder)) == []
+
+
+def test_a_path_not_found(tmp_path: Path) -> None:
+    missing = tmp_path / "site-packages"
+    proc = subprocess.run([sys.executable, "-m", "exceptstar", "coldstart", str(missing)], capture_output=True,
+                          text=True, env=env(tmp_path), timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", f"exceptstar coldstart: {missing}: no such file "
+                                                                  "or folder\n")
+
+
+def test_an_environment_is_looked_into(tmp_path: Path) -> None:
+    # Given an environment's own folder, its site-packages are what it looks at.
+    venv = tmp_path / "venv"
+    site = make_site(venv / "lib" / "python3.10")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    proc = subprocess.run([sys.executable, "-m", "exceptstar", "coldstart", str(venv)], capture_output=True,
+                          text=True, env=env(site), timeout=120)
+    listed = sorted(os.path.relpath(line.partition(": ")[0], site) for line in proc.stdout.splitlines()
+                    if line.startswith(str(site)))
+    assert (proc.returncode, listed) == (1, STAR), proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.11+ (pure): the interpreter's own pyc proves nothing")
+def test_pure_a_normal_pyc_is_no_proof(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "compileall", "-q", str(site)], capture_output=True, text=True,
+                          env=child_env(False), timeout=120)
+    assert proc.returncode == 0, proc.stdout
+    with read_only(site) as prefix:
+        status, listed, _ = coldstart(site, prefix=prefix)
+        assert start(site, prefix) == sorted(listed) == STAR
+    assert status == 1

@@ -14,7 +14,8 @@ Without PATH it looks at everything on ``sys.path`` beyond the standard
 library and the current folder.  Modules inside a zip file are listed too,
 unless a valid legacy ``mod.pyc`` is beside them there (``compileall -b``
 before zipping): zipimport never caches source modules.  Exit status 1 when
-a module is listed.  On 3.11+ nothing is transformed.
+a module is listed, 2 when a PATH does not exist.  On 3.11+ nothing is
+transformed (unless ``EXCEPTSTAR_PURE=1``).
 """
 
 import os
@@ -22,7 +23,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, List, Optional, Tuple
+    from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 
 def main(args: "List[str]") -> int:
@@ -35,8 +36,11 @@ def main(args: "List[str]") -> int:
         print("exceptstar coldstart: except* is native on this Python: no module is transformed")
         return 0
     roots = list(args) if args else _installed_roots()
-    from exceptstar._commands.check import python_files
-
+    missing = [root for root in roots if not os.path.exists(root)]
+    if missing:
+        for root in missing:
+            print(f"exceptstar coldstart: {root}: no such file or folder", file=sys.stderr)
+        return 2
     cold: List[Tuple[str, str, str]] = []  # (root, file, reason)
     zipped: List[str] = []
     seen = set()
@@ -44,7 +48,7 @@ def main(args: "List[str]") -> int:
         if os.path.isfile(root) and not root.endswith(".py"):
             zipped.extend(_zipped_star_modules(root))
             continue
-        for path in python_files([root]):
+        for path in _python_files(root):
             reason = None if path in seen else cold_reason(path)
             seen.add(path)
             if reason is not None:
@@ -61,7 +65,8 @@ def main(args: "List[str]") -> int:
           "transformed bytecode: each start that finds none transforms again")
     if cold:
         print("fix: where these files can be written (a Dockerfile's RUN, a package's postinst), run")
-        print("    " + fix_command([(root, path) for root, path, _ in cold]))
+        print("    " + fix_command([(root, path) for root, path, _ in cold],
+                                 any(reason.startswith(STALE) for _, _, reason in cold)))
     if zipped:
         print("fix, for a zip: before zipping, run on the folder that is zipped (zipimport runs mod.pyc beside mod.py)")
         print("    " + _python() + " -m exceptstar compileall -q -b FOLDER")
@@ -74,13 +79,14 @@ usage: python -m exceptstar coldstart [PATH...]
 Lists the modules that use except* and have no valid transformed bytecode,
 which every start of the program transforms again, and the command that fixes it.
 PATH: folders (an image's site-packages) or files; default: sys.path beyond the
-standard library. Run it with the interpreter, and the flags (-O), that run the program.
+standard library. Run it with the interpreter, and the flags (-O, -X pycache_prefix),
+that run the program. Exit status: 1 when a module is listed, 2 for a PATH not found.
 """
 
 
 def cold_reason(path: str) -> "Optional[str]":
     """Why the hook would transform ``path`` at every start, or None when it reads a cache (or has no ``except*``)."""
-    from exceptstar._compiler import hook, transform
+    from exceptstar._compiler import pycache, transform
 
     try:
         stat = os.stat(path)
@@ -90,15 +96,15 @@ def cold_reason(path: str) -> "Optional[str]":
         return None
     if not transform.has_except_star(source):
         return None
-    paths = hook.cache_paths(path)
-    header = hook._pyc_header(stat.st_mtime, stat.st_size)
-    if paths is not None and (hook._read_pyc(paths[1], header, path) is not None
-                              or hook._read_pyc(paths[0], header) is not None):
+    paths = pycache.cache_paths(path)
+    header = pycache.pyc_header(stat)
+    if paths is not None and (pycache.read_pyc(paths[1], header, path) is not None
+                              or (not transform.NATIVE_SYNTAX  # as the hook: see its get_code
+                                  and pycache.read_pyc(paths[0], header, path) is not None)):
         return None
     if not _uses_except_star(source, path):
         return None
-    missing = paths is None or not os.path.exists(paths[1])
-    state = "no transformed bytecode" if missing else "its transformed bytecode is out of date"
+    state = "no transformed bytecode" if paths is None or not os.path.exists(paths[1]) else STALE
     if paths is None:
         return f"{state} (this interpreter keeps no bytecode cache)"
     if sys.dont_write_bytecode:
@@ -107,6 +113,20 @@ def cold_reason(path: str) -> "Optional[str]":
     if not os.access(folder, os.W_OK):
         return f"{state}, and {folder} cannot be written"
     return f"{state} (the first import here writes it; a new container or copy of this tree starts without it)"
+
+
+STALE = "its transformed bytecode is out of date"
+
+
+def _python_files(root: str) -> "Iterator[str]":
+    """The ``*.py`` files of ``root`` (a file, or a folder walked but for caches and hidden folders:
+    an environment's own site-packages are what an image runs)."""
+    if not os.path.isdir(root):
+        yield root
+        return
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        yield from (os.path.join(folder, name) for name in sorted(names) if name.endswith(".py"))
 
 
 def _uses_except_star(source: bytes, path: str) -> bool:
@@ -133,8 +153,9 @@ def _existing_folder(folder: str) -> str:
     return folder
 
 
-def fix_command(cold: "List[Tuple[str, str]]") -> str:
-    """``python -m exceptstar compileall -q`` over the top-level packages and modules holding the cold files."""
+def fix_command(cold: "List[Tuple[str, str]]", stale: bool = False) -> str:
+    """``python -m exceptstar compileall -q`` over the top-level packages and modules holding the cold files;
+    with ``-f`` where a ``stale`` cache is among them (compileall reads a source of the same mtime as unchanged)."""
     import shlex
 
     targets: Dict[str, None] = {}
@@ -142,15 +163,17 @@ def fix_command(cold: "List[Tuple[str, str]]") -> str:
         relative = os.path.relpath(path, root) if os.path.isdir(root) else "."
         first = relative.split(os.sep)[0]
         targets[path if first in (".", relative) else os.path.join(root, first)] = None
-    words = ["-m", "exceptstar", "compileall", "-q", *sorted(targets)]
+    words = ["-m", "exceptstar", "compileall", "-q", *(["-f"] if stale else []), *sorted(targets)]
     return _python() + " " + " ".join(shlex.quote(word) for word in words)
 
 
 def _python() -> str:
-    """This interpreter and its optimization flag, as a shell word or two."""
+    """This interpreter with its optimization flag and its bytecode folder, as shell words."""
     import shlex
 
     flags = ["-" + "O" * sys.flags.optimize] if sys.flags.optimize else []
+    if sys.pycache_prefix is not None:
+        flags += ["-X", f"pycache_prefix={sys.pycache_prefix}"]
     return " ".join(shlex.quote(word) for word in [sys.executable or "python", *flags])
 
 

@@ -3,7 +3,7 @@
 The standard library's own ``compileall`` runs, with its options, output and
 exit status, and writes the ordinary ``.pyc`` of every other file.  Two
 things change in this process only, for a file whose source uses
-``except*``: its cache path is the import hook's (``transformed_pyc``), which
+``except*``: its cache path is the import hook's (``pycache.transformed_pyc``), which
 compileall then also reads to tell whether the file is up to date; and the
 code compiled into it is the hook's, so an import from that tree, even a
 read-only one, finds it and transforms nothing; parallel workers (``-j``)
@@ -65,7 +65,7 @@ def _transform_star_files() -> None:
     import importlib.machinery
     import importlib.util
 
-    from exceptstar._compiler import hook, transform
+    from exceptstar._compiler import pycache, transform
 
     uses_star: Dict[str, bool] = {}
 
@@ -82,7 +82,7 @@ def _transform_star_files() -> None:
 
     def cache_path(path: "Any", *args: "Any", **kwargs: "Any") -> str:
         normal = cache_from_source(path, *args, **kwargs)
-        return hook.transformed_pyc(normal) if star_source(str(path)) else normal
+        return pycache.transformed_pyc(normal) if star_source(str(path)) else normal
 
     class StarSourceLoader(importlib.machinery.SourceFileLoader):
         # py_compile's loader: the hook's code for except* sources, the ordinary code otherwise.

@@ -180,10 +180,10 @@ def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
 
 
 def _run_source(source: bytes, filename: str, path: "Optional[str]") -> int:
-    from exceptstar._compiler.hook import main_code
+    from exceptstar._compiler.pycache import main_code
 
     try:
-        code: CodeType = main_code(source, filename, path)  # cached as the hook's modules are
+        code: CodeType = main_code(source, filename, path)  # cached, unless it warns
     except SyntaxError as error:
         return _report(error.with_traceback(None))
     namespace = _fresh_main(path)

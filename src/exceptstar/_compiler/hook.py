@@ -8,97 +8,30 @@ The finder sits just before ``PathFinder`` in ``sys.meta_path`` and asks it
 for the spec, so finders placed earlier (pytest's assertion rewriter, editable
 installs) keep precedence; it only swaps the loader of plain source files.
 
-The loader keeps the transformed bytecode beside the normal ``.pyc``, under a
-tag with exceptstar's version (``mod.cpython-310.exceptstar-0.4.0.pyc``): a
-timestamp pyc keyed on the source's mtime and size, written atomically by the
-normal machinery and ignored on any error.  A module
-without ``except*`` goes the normal way and gets the normal ``.pyc``: on
+The loader keeps the transformed bytecode in its own cache (``pycache``).  A
+module without ``except*`` goes the normal way and gets the normal ``.pyc``: on
 3.8-3.10 a valid normal ``.pyc`` proves the source has no ``except*`` (the
 interpreter could not have compiled it), so that check costs one failed open.
 """
 
 import _imp
-import marshal
 import os
 import sys
 import zipimport
-
-# MAGIC_NUMBER and cache_from_source come from the (always loaded) module that
-# defines them, not from importlib.util, which would add ~6 ms to interpreter
-# start-up when install() runs from sitecustomize.
 from importlib import _bootstrap_external
-from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source
 from importlib.machinery import PathFinder, SourceFileLoader
 
 from exceptstar import _frames, _watch
 from exceptstar._classes import PURE
-from exceptstar._compiler import transform
-from exceptstar._version import __version__
+from exceptstar._compiler import pycache, transform
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from importlib.machinery import ModuleSpec
-    from types import CodeType, ModuleType
+    from types import CodeType, FrameType, ModuleType
     from typing import Any, List, Optional, Sequence, Set, Tuple
 
 __all__ = ["install", "uninstall"]
-
-# Cached code calls runtime's names: a release that changes what the rewrite
-# generates has a new version, and so never reads an older release's code.
-CACHE_TAG = f"exceptstar-{__version__}"
-
-
-def transformed_pyc(normal_pyc: str) -> str:
-    """Where transformed bytecode is kept, beside the normal ``.pyc`` path given."""
-    return f"{normal_pyc[:-len('.pyc')]}.{CACHE_TAG}.pyc"
-
-
-def cache_paths(source_path: str) -> "Optional[Tuple[str, str]]":
-    """The normal and the transformed bytecode paths of ``source_path`` (None: no cache)."""
-    try:
-        bytecode_path = cache_from_source(source_path)
-    except (NotImplementedError, ValueError):
-        return None
-    return bytecode_path, transformed_pyc(bytecode_path)
-
-
-def _pyc_header(mtime: float, size: int) -> bytes:
-    return (MAGIC_NUMBER + b"\0\0\0\0" + (int(mtime) & 0xFFFFFFFF).to_bytes(4, "little")
-            + (size & 0xFFFFFFFF).to_bytes(4, "little"))
-
-
-def _read_pyc(path: str, header: bytes, source_path: "Optional[str]" = None) -> "Optional[CodeType]":
-    """The code in a timestamp pyc with exactly ``header``, or (given ``source_path``) in a
-    hash-based pyc valid for it; None if missing, stale or broken."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
-        return None
-    if data[:16] != header and (source_path is None or not _hash_pyc_valid(data, source_path)):
-        return None
-    try:
-        code = marshal.loads(data[16:])
-    except (EOFError, ValueError, TypeError):
-        return None
-    return code if type(code) is type(_read_pyc.__code__) else None
-
-
-def _hash_pyc_valid(data: bytes, source_path: str) -> bool:
-    """A hash-based pyc (``compileall --invalidation-mode``, ``SOURCE_DATE_EPOCH``) checked as
-    the interpreter checks its own: unchecked ones trusted, unless ``--check-hash-based-pycs``."""
-    flags = int.from_bytes(data[4:8], "little")
-    if data[:4] != MAGIC_NUMBER or not flags & 0b01 or flags & ~0b11:
-        return False
-    check = _imp.check_hash_based_pycs
-    if check == "never" or (check == "default" and not flags & 0b10):
-        return True
-    try:
-        with open(source_path, "rb") as file:
-            source = file.read()
-    except OSError:
-        return False
-    return bool(_imp.source_hash(_bootstrap_external._RAW_MAGIC_NUMBER, source) == data[8:16])  # type: ignore[attr-defined]
 
 
 _EXEC_MODULE = _bootstrap_external._LoaderBasics.exec_module.__code__  # type: ignore[attr-defined]
@@ -113,14 +46,15 @@ class ExceptStarLoader(SourceFileLoader):
             stat = os.stat(source_path)
         except OSError:
             return super().get_code(fullname)  # type: ignore[return-value]
-        header = _pyc_header(stat.st_mtime, stat.st_size)
-        paths = cache_paths(source_path)
+        caller = sys._getframe(1)
+        header = pycache.pyc_header(stat)
+        paths = pycache.cache_paths(source_path)
         if paths is not None:
-            code = _read_pyc(paths[1], header, source_path)
+            code = pycache.read_pyc(paths[1], header, source_path)
             if code is not None:
-                _name_cache(fullname, paths[1])
+                self._name_cache(caller, paths[1])
             elif not transform.NATIVE_SYNTAX:
-                code = _read_pyc(paths[0], header)
+                code = pycache.read_pyc(paths[0], header, source_path)
             if code is not None:
                 # As the normal loader does: a tree that moved keeps cached code
                 # whose co_filename names the old place.
@@ -132,80 +66,30 @@ class ExceptStarLoader(SourceFileLoader):
         try:
             code, transformed = transform.compile_source(source, source_path, "exec", module=True)
         except SyntaxError as error:
-            if sys._getframe(1).f_code is _EXEC_MODULE:  # as importlib shows its own: see _frames
+            if caller.f_code is _EXEC_MODULE:  # as importlib shows its own: see _frames
                 return _frames.raised_by_importlib(error.with_traceback(None))
             raise error.with_traceback(None) from None
         if paths is not None:
             if transformed:
-                _name_cache(fullname, paths[1])
-            if not sys.dont_write_bytecode:
-                mode = (stat.st_mode & 0o777) | 0o200
-                self.set_data(paths[transformed], header + marshal.dumps(code), _mode=mode)
+                self._name_cache(caller, paths[1])
+            pycache.write_pyc(paths[transformed], code, source, stat)
         return code  # type: ignore[no-any-return]
 
+    def _name_cache(self, caller: "FrameType", path: str) -> None:
+        """Make ``__cached__`` name the transformed bytecode, which is what the module runs.
 
-def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType":
-    """The code of ``run``'s main script, ``exceptstar.compile(source, filename, "exec",
-    dont_inherit=True)``, kept in the hook's cache (same file, tag and key) if transformed.
-
-    ``python`` compiles its main script on every run, which is cheap; the
-    transformation is not.  The cache is used only for a ``.py`` file that
-    still holds ``source`` exactly as read (not changed since, no NUL bytes
-    dropped by the reader), and written only when compiling warned about
-    nothing, since a cached run cannot repeat the compiler's warnings.
-    """
-    cache = _main_cache(source, path) if PURE and path is not None else None
-    if cache is None:
-        return transform.compile(source, filename, "exec", dont_inherit=True)
-    pyc, header, stat = cache
-    code = _read_pyc(pyc, header)
-    if code is not None:
-        _imp._fix_co_filename(code, filename)  # type: ignore[attr-defined]
-        return code
-    import warnings
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            compiled, transformed = transform.compile_source(source, filename, "exec", module=True)
-        except SyntaxError:
-            caught.append(None)  # type: ignore[arg-type]
-    if caught:
-        # Again under the user's own warning filters: what they show, or the
-        # SyntaxError (perhaps a warning turned error), exactly as without a cache.
-        return transform.compile(source, filename, "exec", dont_inherit=True)
-    if transformed and not sys.dont_write_bytecode:
-        mode = (stat.st_mode & 0o777) | 0o200
-        # set_data: the __pycache__ folder made if needed, an atomic write, errors ignored.
-        SourceFileLoader("__main__", filename).set_data(pyc, header + marshal.dumps(compiled), _mode=mode)
-    return compiled  # type: ignore[no-any-return]
-
-
-def _main_cache(source: bytes, path: str) -> "Optional[Tuple[str, bytes, os.stat_result]]":
-    """(transformed pyc path, its header, the file's stat) for a main script, or None."""
-    if not path.endswith(".py"):
-        return None
-    try:
-        stat = os.stat(path)
-        with open(path, "rb") as file:
-            if file.read() != source:
-                return None
-    except OSError:
-        return None
-    paths = cache_paths(path)
-    return None if paths is None else (paths[1], _pyc_header(stat.st_mtime, stat.st_size), stat)
-
-
-def _name_cache(fullname: str, path: str) -> None:
-    """Make ``__cached__`` name the transformed bytecode, which is what the module runs.
-
-    The module being loaded is already in ``sys.modules`` while its loader's ``get_code``
-    runs (a plain ``get_code`` call has nothing to update)."""
-    module = sys.modules.get(fullname)
-    spec = getattr(module, "__spec__", None)
-    if spec is not None and isinstance(spec.loader, ExceptStarLoader):
-        spec.cached = path
-        module.__cached__ = path  # type: ignore[union-attr]
+        The module is the one that ``exec_module`` (``caller``) runs with this
+        loader, not whatever ``sys.modules`` holds under its name (a file
+        loaded with ``spec_from_file_location`` need not be there); a plain
+        ``get_code`` call has no module to update.
+        """
+        if caller.f_code is not _EXEC_MODULE:
+            return
+        module = caller.f_locals.get("module")
+        spec = getattr(module, "__spec__", None)
+        if spec is not None and spec.loader is self:
+            spec.cached = path
+            module.__cached__ = path  # type: ignore[union-attr]
 
 
 class ExceptStarZipLoader:

@@ -23,7 +23,7 @@ import os
 import types
 
 from exceptstar import _classes, _py311, _watch
-from exceptstar._compiler import hook, transform
+from exceptstar._compiler import hook, pycache, transform
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _star_pyc(pyc: "Path") -> "Path":
-    return type(pyc)(hook.transformed_pyc(str(pyc)))
+    return type(pyc)(pycache.transformed_pyc(str(pyc)))
 
 
 def _file_has_except_star(path: "Path") -> bool:
