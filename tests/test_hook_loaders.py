@@ -8,6 +8,7 @@ gives the same program.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
 import zipfile
@@ -101,3 +102,34 @@ def test_install_for_one_package_leaves_direct_loading_alone(tree: Path) -> None
         """)
     ours = run_python(sys.executable, code, pure=PURE)
     assert ours.stdout == "SourceFileLoader False\n", ours.stderr
+
+
+@pytest.mark.needs_processes
+def test_setuptools_editable_install(tmp_path: Path) -> None:
+    # A flat project installed with `pip install -e`: setuptools' finder, which a
+    # .pth imports at start-up (before install() can run), finds its modules.
+    project = tmp_path / "project"
+    (project / "edpkg").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools>=64"]\n'
+                                            'build-backend = "setuptools.build_meta"\n'
+                                            '[project]\nname = "edpkg"\nversion = "1"\n')
+    (project / "edpkg" / "__init__.py").write_text(MODULE)
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--disable-pip-version-check",
+                           "--target", str(tmp_path / "site"), "-e", str(project)], capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode:
+        pytest.skip(f"pip could not make the editable install here: {proc.stderr[-300:]}")
+    assert any(path.name.startswith("__editable___") for path in (tmp_path / "site").iterdir())
+    code = textwrap.dedent(f"""\
+        import site
+        site.addsitedir({str(tmp_path / "site")!r})  # the .pth, as at start-up
+        {{setup}}
+        import edpkg
+        print(edpkg.RESULT, type(edpkg.__loader__).__name__)
+        """)
+    ours = run_python(sys.executable, code.format(setup="import exceptstar; exceptstar.install()"), pure=PURE)
+    assert ours.stdout == "ExceptionGroup('eg', [ValueError(1)]) (TypeError(2),) ExceptStarLoader\n", ours.stderr
+    native = native_python()
+    if native is not None:  # the same program, natively
+        reference = run_python(native, code.format(setup=""))
+        assert reference.stdout == "ExceptionGroup('eg', [ValueError(1)]) (TypeError(2),) SourceFileLoader\n"

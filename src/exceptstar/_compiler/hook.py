@@ -275,7 +275,8 @@ def uninstall() -> None:
 # --- loading that bypasses sys.meta_path ----------------------------------------
 #
 # Two ways of running a file never ask a finder: a loader made by
-# importlib.util.spec_from_file_location() (then exec_module), and
+# importlib.util.spec_from_file_location() (then exec_module; setuptools'
+# editable installs find a project's modules so), and
 # runpy.run_path() on a file, which calls compile() itself.  install() without
 # arguments covers both: the first by giving such specs our loader (only when
 # the caller named no loader), the second by giving runpy exceptstar's compile.
@@ -298,7 +299,10 @@ def _covered_spec_from_file_location(*args: "Any", **kwargs: "Any") -> "Optional
 
 def _modules_with_spec_from_file_location() -> "List[ModuleType]":
     util = sys.modules.get("importlib.util")
-    return [_bootstrap_external] + ([util] if util is not None else [])
+    # setuptools' editable installs: each a finder module that a .pth imports at
+    # start-up, before any install(), and that took the function from importlib.util.
+    editable = [module for name, module in list(sys.modules.items()) if name.startswith("__editable___")]
+    return [_bootstrap_external, *([util] if util is not None else []), *editable]
 
 
 class _RunpyLoader(SourceFileLoader):
