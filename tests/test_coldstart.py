@@ -283,3 +283,27 @@ def test_pure_a_normal_pyc_is_no_proof(tmp_path: Path) -> None:
         status, listed, _ = coldstart(site, prefix=prefix)
         assert start(site, prefix) == sorted(listed) == STAR
     assert status == 1
+
+
+def test_a_folder_inside_a_zip_file_on_sys_path(tmp_path: Path) -> None:
+    # `bundle.zip/lib` on sys.path: zipimport imports from the folder inside, and caches nothing.
+    import zipfile
+
+    bundle = tmp_path / "bundle.zip"
+    with zipfile.ZipFile(bundle, "w") as archive:
+        for name, text in SITE.items():
+            archive.writestr(f"lib/{name}", text)
+        archive.writestr("other/elsewhere.py", SITE["top.py"])
+    entry = bundle / "lib"
+    program = START.replace("print(json.dumps(sorted(done)))", "print(json.dumps(sorted(done)))\nprint(top.__file__)")
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                              env=env(entry), timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout.splitlines()[0]) == [f"{entry}/{name}" for name in STAR]
+    for roots in ([], [str(entry)]):
+        proc = subprocess.run([sys.executable, "-m", "exceptstar", "coldstart", *roots], cwd=tmp_path,
+                              capture_output=True, text=True, env=env(entry), timeout=120)
+        listed = [line for line in proc.stdout.splitlines() if line.startswith(str(bundle))]
+        assert (proc.returncode, listed) == (1, [f"{entry}/{name}: in a zip file, where source modules are never "
+                                                 "cached" for name in STAR]), proc.stdout + proc.stderr

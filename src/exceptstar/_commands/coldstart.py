@@ -36,7 +36,8 @@ def main(args: "List[str]") -> int:
         print("exceptstar coldstart: except* is native on this Python: no module is transformed")
         return 0
     roots = list(args) if args else _installed_roots()
-    missing = [root for root in roots if not os.path.exists(root)]
+    zips = {root: _in_zip(root) for root in roots}
+    missing = [root for root in roots if zips[root] is None and not os.path.exists(root)]
     if missing:
         for root in missing:
             print(f"exceptstar coldstart: {root}: no such file or folder", file=sys.stderr)
@@ -45,8 +46,9 @@ def main(args: "List[str]") -> int:
     zipped: List[str] = []
     seen = set()
     for root in roots:
-        if os.path.isfile(root) and not root.endswith(".py"):
-            zipped.extend(_zipped_star_modules(root))
+        archive = zips[root]
+        if archive is not None:
+            zipped.extend(_zipped_star_modules(*archive))
             continue
         for path in _python_files(root):
             reason = None if path in seen else cold_reason(path)
@@ -186,7 +188,7 @@ def _installed_roots() -> "List[str]":
     roots: List[str] = []
     for entry in sys.path:
         folder = os.path.abspath(entry or here)
-        if folder == here or folder in roots or not os.path.exists(folder):
+        if folder == here or folder in roots or not (os.path.exists(folder) or _in_zip(folder)):
             continue
         inside = os.path.join(folder, "")
         if any(inside.startswith(lib) or lib.startswith(inside) for lib in stdlib) and not _is_site(folder):
@@ -199,8 +201,25 @@ def _is_site(folder: str) -> bool:
     return os.path.basename(folder) in ("site-packages", "dist-packages")
 
 
-def _zipped_star_modules(archive: str) -> "List[str]":
-    """The modules in a zip file that use ``except*`` and have no valid legacy ``mod.pyc`` beside them."""
+def _in_zip(path: str) -> "Optional[Tuple[str, str]]":
+    """(the zip file, the folder in it, "" for none) of a path such as ``app.pyz`` or
+    ``bundle.zip/lib`` (as ``sys.path`` may hold), else None."""
+    archive, inner = path, ""
+    while not os.path.exists(archive):
+        parent, name = os.path.split(archive)
+        if not name:
+            return None
+        archive, inner = parent, f"{name}/{inner}"
+    import zipfile
+
+    if os.path.isdir(archive) or (not inner and archive.endswith(".py")) or not zipfile.is_zipfile(archive):
+        return None
+    return archive, inner
+
+
+def _zipped_star_modules(archive: str, inner: str) -> "List[str]":
+    """The modules in a zip file (under the folder ``inner``) that use ``except*`` and
+    have no valid legacy ``mod.pyc`` beside them."""
     import zipfile
 
     from exceptstar._compiler import transform
@@ -209,7 +228,7 @@ def _zipped_star_modules(archive: str) -> "List[str]":
     try:
         with zipfile.ZipFile(archive) as zipped:
             for name in sorted(zipped.namelist()):
-                source = zipped.read(name) if name.endswith(".py") else b""
+                source = zipped.read(name) if name.endswith(".py") and name.startswith(inner) else b""
                 if (transform.has_except_star(source) and _uses_except_star(source, name)
                         and not _zipped_pyc_valid(zipped, name, source)):
                     found.append(os.path.join(archive, name))

@@ -173,10 +173,11 @@ def _key(value: "Any") -> "Any":
 
 
 def _holds_a_name(value: "Any") -> bool:
-    """Whether ``value`` holds, at any depth, a string of ASCII letters, digits and underscores."""
+    """Whether ``value`` holds, at any depth, a string of ASCII letters, digits and underscores
+    that may be made anew (not ``''`` or one character: the interpreter has one of each)."""
     for item in value:
         if type(item) is str:
-            if item.isascii() and (not item or item.replace("_", "a").isalnum()):
+            if len(item) > 1 and item.isascii() and item.replace("_", "a").isalnum():
                 return True
         elif type(item) is tuple and _holds_a_name(item):
             return True

@@ -9,6 +9,7 @@ is checked to be the one the whole tree would give, or the whole tree is used.
 """
 
 import builtins
+import re
 import sys
 
 from exceptstar._compiler.finally_flow import may_leave_finally
@@ -108,6 +109,10 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
             # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
             # table): with the body stubbed, the module code would differ.
             continue
+        if _CODE_AT_0.search(blanked):
+            # Module-level code that has no line of its own (`while 0:` and
+            # its block, whose names 3.8 and 3.9 still list): not the body's.
+            continue
         if not _stub(edited, body, end):
             return None
         stubbed[(const.co_name, first)] = const
@@ -154,6 +159,7 @@ def _stubbing_pays(text: str, starred: "Optional[List[Tuple[int, int, int]]]" = 
 
 # What a line that holds no code at column 0 starts with (a code line at 0 starts a statement).
 _NOT_AT_0 = (" ", "\t", "\f", "\n", "\r", "#")
+_CODE_AT_0 = re.compile(r"^[^ \t\f\n\r#]", re.MULTILINE)
 _ASCII = bytes(range(128))
 
 

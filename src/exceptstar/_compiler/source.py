@@ -79,7 +79,7 @@ def uses_except_star(source: "Union[str, bytes]") -> bool:
     skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
     after_except = False
     try:
-        for tok in tokenize.generate_tokens(iter(lines(text)).__next__):
+        for tok in tokenize.generate_tokens(iter(_tokenizer_lines(lines(text))).__next__):
             if tok.type in skipped:
                 continue
             if after_except and tok.string == "*":
@@ -88,6 +88,13 @@ def uses_except_star(source: "Union[str, bytes]") -> bool:
     except (tokenize.TokenError, SyntaxError):
         pass  # a clause before the error was found; what follows cannot be read
     return False
+
+
+def _tokenizer_lines(source_lines: "List[str]") -> "List[str]":
+    """``source_lines`` for ``tokenize``, lines ending in a lone ``\\r`` ending in ``\\n``:
+    the interpreter ends a line at either, but ``tokenize`` does not continue a
+    line whose backslash a lone ``\\r`` follows."""
+    return [line[:-1] + "\n" if line[-1:] == "\r" else line for line in source_lines]
 
 
 def _marks_a_handler(tree: "ast.AST", stars: "Dict[Key, Key]", text: str) -> bool:
@@ -196,7 +203,7 @@ class Scan:
         skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
         tokens = []
         try:
-            for tok in tokenize.generate_tokens(iter(self.lines).__next__):
+            for tok in tokenize.generate_tokens(iter(_tokenizer_lines(self.lines)).__next__):
                 if tok.type not in skipped:
                     tokens.append(tok)
         except (tokenize.TokenError, SyntaxError):
