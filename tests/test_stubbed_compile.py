@@ -336,6 +336,27 @@ def test_a_warning_is_given_once_when_the_native_parts_are_refused(text: str, mo
     _assert_warned_as_natively(text, module)
 
 
+# The parser's own warning (an invalid escape), where an `except*` look-alike starts a
+# line in a string: the quick parse is refused and the text parsed again.
+ESCAPE = "s = '\\d'\nt = '''\nexcept* E\n'''\n"
+PARSER_WARNS = {"and a starred function": "def f():\n" + TRY_STAR + "        pass\n" + ESCAPE,
+                "and no except*": ESCAPE, "without the look-alike": "def f():\n" + TRY_STAR + "        x = '\\d'\n"}
+
+
+@pytest.mark.parametrize("module", [True, False])
+@pytest.mark.parametrize("name", sorted(PARSER_WARNS))
+def test_the_parsers_warnings_are_given_once(name: str, module: bool) -> None:
+    text = PARSER_WARNS[name]
+    _assert_warned_as_natively(text, module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # the parser's error then, as natively
+        with pytest.raises(SyntaxError) as ours:
+            transform.compile_source(text, "w.py", "exec", module=module)
+        with pytest.raises(SyntaxError) as native:
+            compile(text.replace("except*", "except "), "w.py", "exec", 0, True)
+    assert (ours.value.msg, ours.value.lineno) == (native.value.msg, native.value.lineno)
+
+
 def test_a_tree_is_checked_against_the_functions_read() -> None:
     # What the tree of the functions read must be: each a top-level def (its
     # decorators from the first line read), its body from the line read, ending

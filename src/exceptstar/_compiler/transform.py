@@ -146,8 +146,13 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
     # Shared nodes only in a tree compiled here: with PyCF_ONLY_AST it is the caller's.
     transformed = transform(tree, text, shared=not flags & _PyCF_ONLY_AST)
     if not transformed and tree is not source:
-        # `except*` only in a string or a comment: the module is compiled untouched.
-        return _builtin_compile(source, filename, mode, flags, True, optimize), False
+        # `except*` only in a string or a comment: the module is compiled untouched,
+        # but for the parser's warnings, which parsing it gave already.
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)
+            return _builtin_compile(source, filename, mode, flags, True, optimize), False
     if flags & _PyCF_ONLY_AST:
         return tree, transformed
     return _builtin_compile(tree, filename, mode, flags, True, optimize), transformed
@@ -200,12 +205,20 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
     quick = quick_scan(text)
     if quick is not None:
         rewritten, stars = quick
+        import warnings
+
         try:
-            tree = _builtin_compile(rewritten, filename, mode, flags | _PyCF_ONLY_AST, True)
+            # The parser's warnings (invalid escapes) only for the parse that is kept.
+            with warnings.catch_warnings(record=True) as warned:
+                warnings.simplefilter("always")
+                tree = _builtin_compile(rewritten, filename, mode, flags | _PyCF_ONLY_AST, True)
         except SyntaxError:
             pass
         else:
             if mark(tree, stars) == len(stars):  # else: in a string, or `except*:`
+                if warned:  # given again under the caller's filters (which may make one an error)
+                    tree = _builtin_compile(rewritten, filename, mode, flags | _PyCF_ONLY_AST, True)
+                    mark(tree, stars)
                 check_tree(tree, stars, filename, text, [], rewritten, mode, compiling)
                 return tree  # type: ignore[no-any-return]
     # The tokenizer's view: slower, but exact when an `except*` look-alike sits
