@@ -133,3 +133,32 @@ def test_setuptools_editable_install(tmp_path: Path) -> None:
     if native is not None:  # the same program, natively
         reference = run_python(native, code.format(setup=""))
         assert reference.stdout == "ExceptionGroup('eg', [ValueError(1)]) (TypeError(2),) SourceFileLoader\n"
+
+
+@pytest.mark.needs_processes
+def test_a_zipped_module_keeps_its_zip_resources(tmp_path: Path) -> None:
+    # Its loader is a zipimporter, which is what pkg_resources looks for to read
+    # a zipped package's data (a plain object there: "unregistered loader type").
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as archive:
+        archive.writestr("zippkg/__init__.py", MODULE)
+        archive.writestr("zippkg/data.txt", "the data")
+    code = textwrap.dedent(f"""\
+        import sys, warnings, zipimport
+        warnings.simplefilter("ignore")  # pkg_resources' own deprecation
+        import exceptstar
+        exceptstar.install()
+        sys.path.insert(0, {str(tmp_path / "lib.zip")!r})
+        import zippkg
+        try:
+            import pkg_resources
+        except ImportError:
+            pkg_resources = None
+        print(isinstance(zippkg.__loader__, zipimport.zipimporter), zippkg.RESULT)
+        if pkg_resources is not None:
+            print(*(read("zippkg", "data.txt") for read in (pkg_resources.resource_exists,
+                                                            pkg_resources.resource_string)))
+        """)
+    ours = run_python(sys.executable, code, pure=PURE)
+    lines = ours.stdout.splitlines()
+    assert lines[0] == "True ExceptionGroup('eg', [ValueError(1)]) (TypeError(2),)", ours.stderr
+    assert lines[1:] in ([], ["True b'the data'"]), ours.stderr

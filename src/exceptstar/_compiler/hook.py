@@ -92,19 +92,19 @@ class ExceptStarLoader(SourceFileLoader):
             module.__cached__ = path  # type: ignore[union-attr]
 
 
-class ExceptStarZipLoader:
+class ExceptStarZipLoader(zipimport.zipimporter):
     """Source modules inside a zip file (zipapps, eggs): zipimport's loader, ``except*`` compiled by us.
 
-    Everything but the code comes from the zipimporter (source for tracebacks,
-    resources, data).  Transformed code is not cached: a zip is not written to.
+    A zipimporter, for what looks for one (pkg_resources' providers, ...), with
+    the state of the one that found the module (the archive, the folder in it,
+    its table of contents: nothing read again); everything but the code is its
+    (source for tracebacks, resources, data).  Transformed code is not cached:
+    a zip is not written to.
     """
 
     def __init__(self, importer: "zipimport.zipimporter", origin: str) -> None:
-        self._importer = importer
+        vars(self).update(vars(importer))
         self._origin = origin
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._importer, name)
 
     def __repr__(self) -> str:
         return f"<ExceptStarZipLoader for {self._origin!r}>"
@@ -116,9 +116,9 @@ class ExceptStarZipLoader:
         exec(self.get_code(module.__name__), module.__dict__)
 
     def get_code(self, fullname: str) -> "CodeType":
-        source: bytes = self._importer.get_data(self._origin)
+        source: bytes = self.get_data(self._origin)
         if not transform.has_except_star(source):
-            return self._importer.get_code(fullname)
+            return super().get_code(fullname)
         try:
             return transform.compile_source(  # type: ignore[no-any-return]
                 source, self._origin, "exec", module=True)[0]
