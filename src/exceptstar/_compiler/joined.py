@@ -69,26 +69,30 @@ def _shared(values: "List[Any]", others: "Iterable[CodeType]") -> "List[Any]":
 def _offered(others: "Iterable[CodeType]", wanted: "Set[Any]") -> "Dict[Any, Any]":
     """The constants of ``others`` (at any depth) equal to one of ``wanted``, by ``_key``.
 
-    A module has thousands: they are compared one by one only where a C search
-    finds an equal value among them (one of the ``wanted``; then also 1, 1.0
-    and ``True``, or ``0.0`` and ``-0.0``: equal values of different keys).
+    A module has thousands, so they are looked at a depth at a time in C: the
+    items of all the tuples (consts tuples among them) and frozensets of one
+    depth are ``gc.get_referents`` of them, searched by the set.  One by one
+    only where the search found a value that equals others of another key
+    (1, 1.0 and ``True``; ``0.0`` and ``-0.0``; tuples of them): it keeps one.
     """
+    from gc import get_referents
+    from itertools import compress
+
     found: Dict[Any, Any] = {}
-    todo: List[Any] = [code.co_consts for code in others]  # a consts tuple, which one compile merges too
-    while todo:
-        consts = todo.pop()
-        if _TUPLES_SHARED and consts in wanted:
-            found.setdefault(_key(consts), consts)
-        if not wanted.isdisjoint(consts):
-            for const in consts:
-                if const in wanted:
-                    found.setdefault(_key(const), const)
-        for const in consts:
-            kind = type(const)
-            if kind is _CODE:
-                todo.append(const.co_consts)
-            elif kind is tuple or kind is frozenset:
-                todo.append(const)
+    level: List[Any] = [code.co_consts for code in others]  # tuples, which one compile merges too
+    while level:
+        items = get_referents(*level)
+        searched = items + level if _TUPLES_SHARED else items
+        hits = wanted.intersection(searched)
+        if hits:
+            if all(type(hit) is str or type(hit) is bytes for hit in hits):
+                matches: Iterable[Any] = hits
+            else:
+                matches = [item for item in searched if item in hits]
+            for match in matches:
+                found.setdefault(_key(match), match)
+        level = [item.co_consts if type(item) is _CODE else item
+                 for item in compress(items, map(_HOLDERS.__contains__, map(type, items)))]
     return found
 
 
@@ -185,3 +189,4 @@ def _holds_a_name(value: "Any") -> bool:
 
 
 _CODE = type(_key.__code__)
+_HOLDERS = frozenset((_CODE, tuple, frozenset))
