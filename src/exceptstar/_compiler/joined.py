@@ -12,7 +12,7 @@ be told from the code objects alone:
 - tuples only from 3.10 on: before, the peephole pass makes the tuples of
   constant defaults and of arguments before a ``*``, and never merges them,
   beside the tuple constants it does merge;
-- no frozenset that holds a name-like string (see ``_key``).
+- no frozenset that holds a name-like string of two characters or more (see ``_key``).
 """
 
 import sys
