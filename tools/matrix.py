@@ -1,4 +1,4 @@
-"""Run the whole test suite on every CPython 3.8-3.14 found on this machine.
+"""Run the whole test suite on every CPython 3.8-3.15 found on this machine, and on Pyodide.
 
 One virtual environment per interpreter under ``.venvs/`` (``$EXCEPTSTAR_VENVS``
 to put them elsewhere), exceptstar installed into it (editable) with the test
@@ -10,8 +10,13 @@ newest and the oldest interpreter also get the linters and type checkers
 Only the environments of the interpreters asked for are built, plus those the
 tests use as a reference.
 
-Without a native 3.14, CPython 3.14 is Pyodide's (CPython compiled to
-WebAssembly, the npm package ``pyodide`` run by Node.js): the package is
+Native CPython 3.14 and 3.15 come from Debian sid when pyenv and PATH have none:
+``tools/sid.py`` makes a minimal sid root once per machine (root and Debian packages
+only) and the environments of those two are made and run inside it, at the same
+paths.  The newest native interpreter is the tests' reference.
+
+Pyodide is a platform of its own (CPython 3.14 compiled to WebAssembly, the npm
+package ``pyodide`` run by Node.js; listed as ``pyodide``): the package is
 installed into ``.venvs/`` with npm, the test extra's pure-Python wheels with
 the host's pip, and pytest runs in it (``tools/pyodide.mjs``).  Pyodide has no
 subprocesses, threads or sockets: the tests marked ``needs_processes`` are
@@ -22,7 +27,7 @@ Prints each step as it starts, one summary line per interpreter and a closing
 when no interpreter below 3.11 or none from 3.11 on is found: the project
 exists to bridge the two.
 
-    python3 tools/matrix.py [--only 3.10] [--jobs N] [pytest args...]
+    python3 tools/matrix.py [--only 3.10] [--only pyodide] [--jobs N] [pytest args...]
 """
 
 from __future__ import annotations
@@ -39,10 +44,12 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Dict, TextIO, Tuple
+from typing import Callable, NamedTuple, TextIO, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+import sid  # noqa: E402
 from tests.support.interpreters import find_interpreters  # noqa: E402
 
 VENVS = Path(os.environ.get("EXCEPTSTAR_VENVS") or ROOT / ".venvs").resolve()
@@ -52,12 +59,12 @@ VENVS = Path(os.environ.get("EXCEPTSTAR_VENVS") or ROOT / ".venvs").resolve()
 EXTRAS = ["test"]
 LINT_EXTRAS = ["lint"]
 # Heavy third parties (Sphinx, PyInstaller): one interpreter with a pure except* (3.10) and
-# the native reference it is compared with (3.13).
+# the native one with the same tools that it is compared with (3.13).
 HEAVY_EXTRAS = {(3, 10): ["heavy"], (3, 13): ["heavy"]}
-# Environments that tests run by path rather than through native_python(): test_print_paths.py
-# compares with .venvs/py313, which has the exceptiongroup backport installed.
-NAMED_BY_TESTS = [(3, 13)]
-# CPython 3.14 where no native one is found: Pyodide's, run by Node.js.
+# Environments that tests run by path rather than through native_python(): the third-party
+# tools' native runs (rich, loguru, Dask, the backport...) use .venvs/py313, runnable from the
+# host (the sid root's environments run only inside it).
+NAMED_BY_TESTS = ["3.13"]
 PYODIDE = "pyodide"
 PYODIDE_VERSION = "314.0.7"
 PYODIDE_RUNNER = ROOT / "tools" / "pyodide.mjs"
@@ -76,8 +83,26 @@ def name(version: Version) -> str:
     return f"{version[0]}.{version[1]}"
 
 
-def title(version: Version, exe: str) -> str:
-    return f"CPython {name(version)}" + (" (Pyodide)" if exe == PYODIDE else "")
+class Target(NamedTuple):
+    """One column of the matrix: ``label`` is what ``--only`` takes and the logs are named by."""
+
+    label: str
+    version: Version
+    exe: str
+    kind: str  # "host": an interpreter of this machine; "sid": the sid root's wrapper; PYODIDE
+
+    @property
+    def title(self) -> str:
+        return f"CPython {name(self.version)}" + {"host": "", "sid": " (native, Debian sid)",
+                                                   PYODIDE: " (Pyodide)"}[self.kind]
+
+    @property
+    def venv(self) -> Path:
+        return VENVS / (f"py{self.version[0]}{self.version[1]}" + ("-pyodide" if self.kind == PYODIDE else ""))
+
+    def command(self, python: Path) -> list[str]:
+        """How the host runs ``python``, an interpreter of this target's environment."""
+        return [str(sid.wrapper("in-sid")), str(python)] if self.kind == "sid" else [str(python)]
 
 
 def shown(path: Path) -> str:
@@ -102,20 +127,20 @@ class Progress:
         with self.lock:
             print(text, flush=True)
 
-    def step(self, version: Version, what: str, log: Path | None = None) -> None:
-        self.running[name(version)] = (what, time.monotonic(), log)
-        self.print(f"[{self.clock()}] {name(version)}: {what}" + (f" (log {shown(log)})" if log else ""))
+    def step(self, label: str, what: str, log: Path | None = None) -> None:
+        self.running[label] = (what, time.monotonic(), log)
+        self.print(f"[{self.clock()}] {label}: {what}" + (f" (log {shown(log)})" if log else ""))
 
-    def done(self, version: Version) -> None:
-        self.running.pop(name(version), None)
+    def done(self, label: str) -> None:
+        self.running.pop(label, None)
 
     def _heartbeat(self) -> None:
         # A pytest run is minutes of silence otherwise; its log tells how far it is.
         while not self.stopped.wait(HEARTBEAT):
             parts = []
-            for version, (what, since, log) in sorted(self.running.copy().items()):
+            for label, (what, since, log) in sorted(self.running.copy().items()):
                 percent = re.findall(r"\[\s*(\d+)%\]", log.read_text(errors="replace")) if log and log.exists() else []
-                parts.append(f"{version} {what} {self.clock(since)}" + (f" {percent[-1]}%" if percent else ""))
+                parts.append(f"{label} {what} {self.clock(since)}" + (f" {percent[-1]}%" if percent else ""))
             if parts:
                 self.print(f"[{self.clock()}] still running: " + "; ".join(parts))
 
@@ -163,17 +188,17 @@ def logged(out: TextIO) -> Callable[..., None]:
     return run
 
 
-def ensure_pyodide(version: Version, progress: Progress) -> Path:
+def ensure_pyodide(target: Target, progress: Progress) -> Path:
     """Pyodide's npm package and a folder of the wheels (exceptstar editable among them): the site folder."""
-    site = VENVS / f"py{version[0]}{version[1]}-pyodide"
+    site, version, label = target.venv, target.version, target.label
     stamp_file = site / ".exceptstar-stamp"
     stamp = requirements_stamp(version) + PYODIDE_VERSION + " ".join(PYODIDE_PACKAGES)
     if (pyodide_dir() / "pyodide.mjs").exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
-        progress.step(version, f"environment {shown(site)} up to date")
+        progress.step(label, f"environment {shown(site)} up to date")
         return site
-    log = VENVS / f"build-{name(version)}.log"
+    log = VENVS / f"build-{label}.log"
     start = time.monotonic()
-    progress.step(version, f"installing Pyodide {PYODIDE_VERSION} with npm into {shown(pyodide_dir().parent.parent)}",
+    progress.step(label, f"installing Pyodide {PYODIDE_VERSION} with npm into {shown(pyodide_dir().parent.parent)}",
                   log)
     if site.exists():
         shutil.rmtree(site)
@@ -188,60 +213,63 @@ def ensure_pyodide(version: Version, progress: Progress) -> Path:
             f"pyodide@{PYODIDE_VERSION}")
         pip = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-compile",
                "--target", str(site)]
-        progress.step(version, "installing pure-Python wheels for Pyodide with pip", log)
+        progress.step(label, "installing pure-Python wheels for Pyodide with pip", log)
         run(*pip, "--only-binary=:all:", "--platform", "any", "--python-version", name(version),
             "--implementation", "py", "--abi", "none", *PYODIDE_PACKAGES)
         run(*pip, "--no-deps", "-e", str(ROOT))
     stamp_file.write_text(stamp)
-    progress.step(version, f"{shown(site)} built in {time.monotonic() - start:.0f} s")
+    progress.step(label, f"{shown(site)} built in {time.monotonic() - start:.0f} s")
     return site
 
 
-def ensure_venv(version: Version, exe: str, lint: bool, progress: Progress) -> Path:
+def ensure_venv(target: Target, lint: bool, progress: Progress) -> Path:
     """Create or refresh the environment; reinstall only when pyproject.toml or the extras changed."""
-    if exe == PYODIDE:
-        return ensure_pyodide(version, progress)
-    venv = VENVS / f"py{version[0]}{version[1]}"
+    if target.kind == PYODIDE:
+        return ensure_pyodide(target, progress)
+    venv, version, label = target.venv, target.version, target.label
     python = venv / "bin" / "python"
     stamp_file = venv / ".exceptstar-stamp"
     extras = EXTRAS + (LINT_EXTRAS if lint else []) + HEAVY_EXTRAS.get(version, [])
-    # Extras past "test" are named in the stamp ("+lint", as before), so adding one rebuilds.
-    stamp = requirements_stamp(version) + "".join(f"+{extra}" for extra in extras[1:])
-    if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
-        progress.step(version, f"environment {shown(venv)} up to date")
+    # Extras past "test" are named in the stamp ("+lint", as before), so adding one rebuilds;
+    # so is the kind, so an environment made by another interpreter of the same version is made anew.
+    stamp = requirements_stamp(version) + "".join(f"+{extra}" for extra in extras[1:]) + (
+        f" {target.kind}" if target.kind != "host" else "")
+    if python.is_symlink() and stamp_file.exists() and stamp_file.read_text() == stamp:
+        progress.step(label, f"environment {shown(venv)} up to date")
         return python
-    log = VENVS / f"build-{name(version)}.log"
+    log = VENVS / f"build-{label}.log"
     start = time.monotonic()
-    progress.step(version, f"creating {shown(venv)}")
+    progress.step(label, f"creating {shown(venv)}")
     if venv.exists():
         shutil.rmtree(venv)
     with log.open("w") as out:
         run = logged(out)
-        run(exe, "-m", "venv", str(venv))
-        pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
+        run(target.exe, "-m", "venv", str(venv))
+        pip = [*target.command(python), "-m", "pip", "install", "--disable-pip-version-check"]
         if bundled_pip_too_old(venv):
-            progress.step(version, "upgrading pip", log)
+            progress.step(label, "upgrading pip", log)
             run(*pip, "--upgrade", "pip")
-        progress.step(version, f"installing exceptstar[{','.join(extras)}]", log)
+        progress.step(label, f"installing exceptstar[{','.join(extras)}]", log)
         run(*pip, "-e", f"{ROOT}[{','.join(extras)}]")
     stamp_file.write_text(stamp)
-    progress.step(version, f"{shown(venv)} built in {time.monotonic() - start:.0f} s")
+    progress.step(label, f"{shown(venv)} built in {time.monotonic() - start:.0f} s")
     return python
 
 
 SUMMARY = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 
 
-def run_pytest(python: Path, lint: bool, extra: list[str], log: Path, pyodide: bool = False) -> dict[str, int]:
+def run_pytest(target: Target, python: Path, lint: bool, extra: list[str], log: Path) -> dict[str, int]:
     env = dict(os.environ)
     env.pop("EXCEPTSTAR_PURE", None)
     env.pop("PYTHONPATH", None)
     if lint:
         env["EXCEPTSTAR_REQUIRE_LINT"] = "1"
+    pyodide = target.kind == PYODIDE
     args = ["-m", "pytest", "-q", "-rfEs", "--tb=short", *(PYODIDE_PYTEST_ARGS if pyodide else []), *extra]
     # For Pyodide, `python` is the site folder that ensure_pyodide made.
     cmd = ([str(node()), str(PYODIDE_RUNNER), str(pyodide_dir()), str(python), str(ROOT), *args] if pyodide
-           else [str(python), *args])
+           else [*target.command(python), *args])
     with log.open("w") as out:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     tail = log.read_text().strip().splitlines()[-1:] or [""]
@@ -255,58 +283,58 @@ def run_pytest(python: Path, lint: bool, extra: list[str], log: Path, pyodide: b
 
 
 class Matrix:
-    """The selected interpreters' runs, each waiting only for the environments it needs."""
+    """The selected targets' runs, each waiting only for the environments it needs."""
 
-    def __init__(self, interpreters: dict[Version, str], lint_versions: set[Version], extra: list[str]) -> None:
-        self.interpreters = interpreters
-        self.lint_versions = lint_versions
+    def __init__(self, targets: dict[str, Target], lint: set[str], extra: list[str]) -> None:
+        self.targets = targets
+        self.lint = lint
         self.extra = extra
         self.progress = Progress()
-        self.builds: dict[Version, Future[Path]] = {}
+        self.builds: dict[str, Future[Path]] = {}
         self.passed = self.failed = 0
         self.failures: list[str] = []
 
-    def build(self, version: Version) -> Path:
+    def build(self, label: str) -> Path:
         try:
-            return ensure_venv(version, self.interpreters[version], version in self.lint_versions, self.progress)
+            return ensure_venv(self.targets[label], label in self.lint, self.progress)
         finally:
-            self.progress.done(version)
+            self.progress.done(label)
 
-    def test(self, version: Version, needs: list[Version]) -> None:
+    def test(self, label: str, needs: list[str]) -> None:
         start = time.monotonic()
-        lint = version in self.lint_versions
-        log = VENVS / f"pytest-{name(version)}.log"
+        target = self.targets[label]
+        lint = label in self.lint
+        log = VENVS / f"pytest-{label}.log"
         counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "returncode": 1}
-        broken = [needed for needed in [version, *needs] if self.builds[needed].exception() is not None]
+        broken = [needed for needed in [label, *needs] if self.builds[needed].exception() is not None]
         if broken:
-            log = VENVS / f"build-{name(broken[0])}.log"
-            self.progress.print(f"[{self.progress.clock()}] {name(version)}: building the {name(broken[0])} "
+            log = VENVS / f"build-{broken[0]}.log"
+            self.progress.print(f"[{self.progress.clock()}] {label}: building the {broken[0]} "
                                 f"environment failed: {self.builds[broken[0]].exception()}")
         else:
-            self.progress.step(version, "pytest running" + (" with mypy and ruff" if lint else ""), log)
-            counts = run_pytest(self.builds[version].result(), lint, self.extra, log,
-                                pyodide=self.interpreters[version] == PYODIDE)
-            self.progress.done(version)
+            self.progress.step(label, "pytest running" + (" with mypy and ruff" if lint else ""), log)
+            counts = run_pytest(target, self.builds[label].result(), lint, self.extra, log)
+            self.progress.done(label)
         failed = counts["failed"] + counts["errors"]
         ok = counts["returncode"] == 0 and failed == 0 and counts["passed"] > 0
         with self.progress.lock:
             if not ok:
-                self.failures.append(name(version))
+                self.failures.append(label)
                 failed = max(failed, 1)
                 print(log.read_text(errors="replace")[-6000:] if log.exists() else f"(no {shown(log)})")
             self.passed += counts["passed"]
             self.failed += failed
-            print(f"{title(version, self.interpreters[version])}: {'ok  ' if ok else 'FAIL'} "
+            print(f"{target.title}: {'ok  ' if ok else 'FAIL'} "
                   f"{counts['passed']} passed, {failed} failed, "
                   f"{counts['skipped']} skipped ({time.monotonic() - start:.0f} s; log {shown(log)})", flush=True)
 
-    def run(self, selected: list[Version], references: list[Version], jobs: int) -> None:
+    def run(self, selected: list[str], references: list[str], jobs: int) -> None:
         # Builds are queued before every test, references first, so a test that waits for
-        # one never holds back the worker that would build it.
+        # one never holds back the worker that would build it; the slowest runs start first.
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for version in dict.fromkeys([*references, *selected]):
-                self.builds[version] = pool.submit(self.build, version)
-            tests = [pool.submit(self.test, version, references) for version in selected]
+            for label in dict.fromkeys([*references, *selected]):
+                self.builds[label] = pool.submit(self.build, label)
+            tests = [pool.submit(self.test, label, references) for label in selected]
             try:
                 for future in tests:
                     future.result()
@@ -320,47 +348,59 @@ class Matrix:
         self.progress.stopped.set()
 
 
+def find_targets() -> dict[str, Target]:
+    """Every CPython 3.8-3.15 found (the sid root made first where it can be), and Pyodide where Node.js is."""
+    if sid.usable() and not {(3, 14), (3, 15)} <= find_interpreters().keys():
+        print("matrix: native CPython 3.14 and 3.15 from a Debian sid root (tools/sid.py; made once per machine)",
+              flush=True)
+        sid.ensure(say=lambda what: print(f"matrix: sid: {what}", flush=True), log=VENVS / "build-sid.log")
+        find_interpreters.cache_clear()
+    targets = {}
+    for version, exe in sorted(find_interpreters().items()):
+        kind = "sid" if Path(exe).parent == sid.BIN else "host"
+        targets[name(version)] = Target(name(version), version, exe, kind)
+    if node():
+        targets[PYODIDE] = Target(PYODIDE, (3, 14), PYODIDE, PYODIDE)
+    return targets
+
+
 def main() -> int:
     # No abbreviations: every argument that is not ours goes to pytest untouched.
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                      allow_abbrev=False)
     parser.add_argument("--only", action="append", default=[], metavar="3.X",
-                        help="run only these versions (repeatable); the others' environments are not built")
+                        help="run only these targets (3.X or pyodide; repeatable); the others' environments "
+                             "are not built")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="interpreters tested at once (default: one per core, %(default)s here)")
+                        help="targets tested at once (default: one per core, %(default)s here)")
     args, extra = parser.parse_known_args()
 
-    print("matrix: looking for CPython 3.8-3.14 (pyenv, then PATH; else 3.14 as Pyodide with Node.js)", flush=True)
-    interpreters: Dict[Version, str] = find_interpreters()
-    found = [name(v) for v in sorted(interpreters)]
-    if (3, 14) not in interpreters and node():
-        interpreters[(3, 14)] = PYODIDE
-        found.append("3.14 (Pyodide)")
+    print("matrix: looking for CPython 3.8-3.15 (pyenv, PATH, a Debian sid root) and Pyodide (Node.js)", flush=True)
+    VENVS.mkdir(parents=True, exist_ok=True)
+    targets = find_targets()
+    found = [target.label + (" (sid)" if target.kind == "sid" else "") for target in targets.values()]
     print(f"matrix: found {' '.join(found) or 'none'}", flush=True)
-    found = [name(v) for v in sorted(interpreters)]
-    if not any(v < (3, 11) for v in interpreters) or not any(v >= (3, 11) for v in interpreters):
+    natives = [target.version for target in targets.values() if target.kind != PYODIDE]
+    if not any(v < (3, 11) for v in natives) or not any(v >= (3, 11) for v in natives):
         print("matrix: need at least one CPython below 3.11 and one from 3.11 on")
         return 2
-    unknown = [v for v in args.only if v not in found]
+    unknown = [label for label in args.only if label not in targets]
     if unknown:
         print(f"matrix: --only {' '.join(unknown)}: no such interpreter found")
         return 2
-    selected = [v for v in sorted(interpreters) if not args.only or name(v) in args.only]
-    # Pyodide's 3.14 is the tests' reference where 3.14 and 3.13 differ (tests/support/pyodide.py).
-    references = [v for v in NAMED_BY_TESTS if v in interpreters] + [v for v in interpreters
-                                                                     if interpreters[v] == PYODIDE]
-    also = [name(v) for v in references if v not in selected]
+    selected = [label for label in targets if not args.only or label in args.only]
+    references = [label for label in NAMED_BY_TESTS if label in targets]
+    also = [label for label in references if label not in selected]
     jobs = max(1, min(args.jobs, len(selected) + len(also)))
-    print(f"matrix: testing {' '.join(name(v) for v in selected)}"
+    print(f"matrix: testing {' '.join(selected)}"
           + (f" (building {' '.join(also)} too: the tests compare with {'them' if len(also) > 1 else 'it'})"
              if also else "")
           + f", {jobs} at once; environments and logs in {shown(VENVS)}", flush=True)
 
-    VENVS.mkdir(parents=True, exist_ok=True)
     # The newest checks the package and the typing tests' 3.10+ targets; the oldest
     # has the last mypy that accepts 3.8 targets (newer releases refuse them).
-    native = [v for v in interpreters if interpreters[v] != PYODIDE]
-    matrix = Matrix(interpreters, {min(native), max(native)}, extra)
+    lint = {name(min(natives)), name(max(natives))}
+    matrix = Matrix(targets, lint, extra)
     try:
         matrix.run(selected, references, jobs)
     except KeyboardInterrupt:

@@ -15,10 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-# Pyodide (CPython 3.14 in the matrix) and WASI run no other process: no reference interpreter there.
+# Pyodide and WASI run no other process: no reference interpreter there.
 CAN_SPAWN = sys.platform not in ("emscripten", "wasi")
 PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv"))
-MINORS = range(8, 14)
+MINORS = range(8, 16)
+# tools/sid.py's wrappers of the Debian sid root's interpreters (3.14, 3.15, PyPy 3.11).
+SID_BIN = Path(os.environ.get("EXCEPTSTAR_SID") or "/var/cache/exceptstar") / "bin"
 
 
 def version_key(path: str) -> list[int]:
@@ -27,8 +29,9 @@ def version_key(path: str) -> list[int]:
     return [int(x) for x in match.groups()] if match else [0]
 
 
+@functools.lru_cache(maxsize=None)
 def find_interpreters() -> dict[tuple[int, int], str]:
-    """Newest patch release of each CPython 3.8-3.13: pyenv first, then PATH."""
+    """Newest patch release of each CPython 3.8-3.15: pyenv, then the sid root, then PATH (first wins)."""
     found: dict[tuple[int, int], str] = {}
     for minor in MINORS:
         candidates = sorted(glob.glob(str(PYENV_ROOT / "versions" / f"3.{minor}.*" / "bin" / f"python3.{minor}")),
@@ -37,6 +40,9 @@ def find_interpreters() -> dict[tuple[int, int], str]:
         on_path = shutil.which(f"python3.{minor}")
         if on_path and "shims" not in on_path:
             candidates.insert(0, on_path)
+        sid = SID_BIN / f"python3.{minor}"
+        if sid.exists():
+            candidates.insert(0, str(sid))
         for exe in reversed(candidates):
             try:
                 out = subprocess.run(
@@ -53,18 +59,14 @@ def find_interpreters() -> dict[tuple[int, int], str]:
 
 @functools.lru_cache(maxsize=None)
 def native_python() -> str | None:
-    """The newest CPython 3.11+ under pyenv, else the running one if it is 3.11+: the tests' reference.
+    """The newest native CPython found (3.15 here), else the running one if it is 3.11+: the tests' reference.
 
     The bare interpreter, not an environment: the tests put ``src`` on its
     ``PYTHONPATH`` themselves.  None where no process can be started.
     """
     if not CAN_SPAWN:
         return None
-    candidates = sorted(glob.glob(str(PYENV_ROOT / "versions" / "3.1[1-9].*" / "bin" / "python3")),
-                        key=version_key)[::-1]
-    if sys.version_info >= (3, 11):
-        candidates.append(sys.executable)
-    for exe in candidates:
-        if Path(exe).exists():
-            return exe
-    return None
+    natives = [version for version in find_interpreters() if version >= (3, 11)]
+    if natives:
+        return find_interpreters()[max(natives)]
+    return sys.executable if sys.version_info >= (3, 11) else None
