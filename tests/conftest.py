@@ -1,6 +1,6 @@
 """The ``needs_processes`` marker: tests that start a process, a thread or a socket.
 
-CPython 3.14 runs in the matrix as Pyodide (WebAssembly under Node.js), which
+Pyodide (CPython 3.14 compiled to WebAssembly, run by Node.js) is in the matrix, and
 has none of the three; there the marked tests are skipped, with the reason,
 and every other test runs.  Anywhere else the marker changes nothing.  So does
 ``needs_asyncio_loop``: tests of asyncio's own loop and tasks (or of anyio and
@@ -15,8 +15,8 @@ from typing import List
 import pytest
 
 NO_PROCESSES = sys.platform in ("emscripten", "wasi")
-REASON = "needs a subprocess, a thread or a socket, which Pyodide (CPython 3.14 in the matrix) has not"
-LOOP_REASON = "needs asyncio's own event loop, where Pyodide (CPython 3.14 in the matrix) runs its WebLoop"
+REASON = "needs a subprocess, a thread or a socket, which Pyodide (CPython 3.14 compiled to WebAssembly, in the matrix) has not"
+LOOP_REASON = "needs asyncio's own event loop, where Pyodide (in the matrix) runs its WebLoop"
 
 
 def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:

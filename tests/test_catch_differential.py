@@ -51,38 +51,11 @@ def without_tb(outcomes: List[Any]) -> List[Any]:
     return outcomes
 
 
-# Where the reference is 3.14 as Pyodide (see support.outcomes), a coroutine cannot show
-# what it sees of an exception being handled around asyncio.run(): Pyodide's event loop
-# steps coroutines from JavaScript, outside that handler.  Those scenarios are compared
-# with native 3.11+ instead, every traceback left out: 3.13.0 and 3.14 differ only in the
-# traceback of the group that wraps a naked exception (gh-128799), which the others check.
-PYODIDE_REFERENCE = (PURE or sys.version_info < (3, 11)) and outcomes.pyodide.available()
-
-
-def unobservable(scn: Dict[str, Any], is_async: bool) -> bool:
-    return is_async and PYODIDE_REFERENCE and bool(scn.get("outer"))
-
-
 def check(scenarios: List[Dict[str, Any]], is_async: bool = False) -> None:
     scenarios = [s for s in scenarios if not old_reraise_differs(s)]
-    hidden = [s for s in scenarios if unobservable(s, is_async)]
-    shown = [s for s in scenarios if not unobservable(s, is_async)]
-    for group, reference, strip in ((shown, outcomes.run_native, without_tb),
-                                    (hidden, outcomes.run_native_child, without_any_tb)):
-        if not group:
-            continue
-        expected = reference([render_native(s, is_async=is_async) for s in group])
-        got = outcomes.run_here([render_catch(s, is_async=is_async) for s in group])
-        assert_same(group, strip(got), strip(expected))
-
-
-def without_any_tb(value: Any) -> Any:
-    """``value`` with every traceback (``tb``, ``kept_tb``) taken out, at any depth."""
-    if isinstance(value, dict):
-        return {key: without_any_tb(item) for key, item in value.items() if key not in ("tb", "kept_tb")}
-    if isinstance(value, list):
-        return [without_any_tb(item) for item in value]
-    return value
+    expected = outcomes.run_native([render_native(s, is_async=is_async) for s in scenarios])
+    got = outcomes.run_here([render_catch(s, is_async=is_async) for s in scenarios])
+    assert_same(scenarios, without_tb(got), without_tb(expected))
 
 
 @pytest.mark.parametrize("is_async", [False, True], ids=["with", "async-with"])

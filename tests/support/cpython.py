@@ -1,7 +1,8 @@
-"""CPython's own test files, from the standard library of the reference interpreter.
+"""CPython's own test files, from the standard libraries of the interpreters here.
 
-``folder`` finds them where the newest 3.11+ interpreter installed them
-(never copied).  ``load`` runs one against exceptstar: the file is
+``folder`` finds them where an interpreter installed them, the newest 3.11+
+by default (never copied); ``suites`` gives each native version's copy of one
+file.  ``load`` runs one against exceptstar: the file is
 executed in a module whose builtins carry exceptstar's active group classes,
 so the test bodies see them wherever they say ``ExceptionGroup``.  Its
 ``test.support`` imports are answered by the running interpreter's own
@@ -19,18 +20,35 @@ import unittest
 from pathlib import Path
 from typing import Any, Callable, Dict
 
-from support.interpreters import native_python
+from support.interpreters import SID_BIN, find_interpreters, native_python
 from support.processes import run_python
 
 
 @functools.lru_cache(maxsize=None)
-def folder() -> Path | None:
-    """The ``test`` package folder of the reference interpreter's standard library."""
-    exe = native_python()
+def folder(exe: str | None = None) -> Path | None:
+    """The ``test`` package folder of ``exe``'s standard library (the reference interpreter's), as seen here."""
+    exe = exe or native_python()
     if exe is None:
         return None
     proc = run_python(exe, "import os, test; print(os.path.dirname(test.__file__))")
-    return Path(proc.stdout.strip()) if proc.returncode == 0 else None
+    if proc.returncode != 0:
+        return None
+    path = Path(proc.stdout.strip())
+    if not path.exists() and Path(exe).parent == SID_BIN:
+        # A wrapper runs its interpreter inside the sid root: from the host, its
+        # own folders are under the root.
+        path = SID_BIN.parent / "sid" / path.relative_to(path.anchor)
+    return path if path.is_dir() else None
+
+
+def suites(filename: str, since: tuple[int, int]) -> Dict[tuple[int, int], Path]:
+    """Each native CPython's own ``filename`` (a test file), from version ``since`` on."""
+    found = {}
+    for version, exe in sorted(find_interpreters().items()):
+        tests = folder(exe) if version >= since else None
+        if tests is not None and (tests / filename).exists():
+            found[version] = tests / filename
+    return found
 
 
 def _c_recursion_limit() -> int:
@@ -49,9 +67,23 @@ def _c_recursion_limit() -> int:
         return sys.getrecursionlimit() + 100
 
 
+def _nomemtest(test: Callable[..., Any]) -> Callable[..., Any]:
+    # 3.15's decorator: the test is CPython's (as every interpreter here is) and skipped without _testcapi.
+    @functools.wraps(test)
+    def internal(*args: Any, **kwargs: Any) -> Any:
+        try:
+            import _testcapi  # noqa: F401
+        except ImportError:  # pragma: no cover - every pyenv build ships it
+            raise unittest.SkipTest("No module named '_testcapi'") from None
+        return test(*args, **kwargs)
+
+    return internal
+
+
 SUPPORT_FALLBACKS: Dict[str, Callable[..., Any]] = {
     "get_c_recursion_limit": _c_recursion_limit,
     "exceeds_recursion_limit": lambda: _c_recursion_limit() * 3,
+    "nomemtest": _nomemtest,
 }
 
 
@@ -71,12 +103,15 @@ def _support_module() -> types.ModuleType:
     return shim
 
 
-def load(filename: str, extra_builtins: Dict[str, Any] | None = None) -> types.ModuleType | None:
-    """The CPython test module ``filename`` with exceptstar's classes as builtins, or None if absent."""
+def load(filename: str | Path, extra_builtins: Dict[str, Any] | None = None) -> types.ModuleType | None:
+    """A CPython test module with exceptstar's classes as builtins, or None if absent.
+
+    ``filename`` is a name in the reference interpreter's test folder, or a path.
+    """
     tests = folder()
-    if tests is None or not (tests / filename).exists():
+    path = Path(filename) if Path(filename).is_absolute() else (tests / filename if tests else None)
+    if path is None or not path.exists():
         return None
-    path: Path = tests / filename
     import exceptstar
 
     support = _support_module()

@@ -57,6 +57,18 @@ def find_interpreters() -> dict[tuple[int, int], str]:
     return found
 
 
+def host_path(exe: str, path: str) -> Path:
+    """Where this process finds ``path``, a path that interpreter ``exe`` printed of its own files.
+
+    The sid root's interpreters see the root as ``/`` (the host's own folders are bound at
+    their paths, so only the root's files need its prefix).
+    """
+    inside = Path(path)
+    if Path(exe).parent == SID_BIN and not inside.exists():
+        return SID_BIN.parent / "sid" / inside.relative_to("/")
+    return inside
+
+
 @functools.lru_cache(maxsize=None)
 def native_python() -> str | None:
     """The newest native CPython found (3.15 here), else the running one if it is 3.11+: the tests' reference.
