@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import pyodide
 from support.interop import environment, native, ours, plain, reference_python
+from support.processes import run_native
 
 PLAIN_MODULE = '''
 import sys
@@ -207,11 +207,11 @@ def test_patching_base_exception_is_safe() -> None:
         "no leak per call": 0,
         "notes pickle": 1000,
         # In the newest CPython's words.
-        "errors": pyodide.output("""
+        "errors": run_native("""
 for bad in ((1, "x"), (ValueError(), 1)):
     try:
         BaseException.add_note(*bad)
     except TypeError as error:
         print(error)
-""").splitlines(),
+""").stdout.splitlines(),
     }
