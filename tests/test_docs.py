@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
 import pytest
-from support.interpreters import find_interpreters
+from support.interpreters import find_interpreters, make_venv
 from support.processes import ROOT, SRC, child_env
 
 # Every check here runs programs, tools or a browser in processes of their own.
@@ -253,7 +253,7 @@ def test_package_builds_with_complete_metadata(dist: Path) -> None:
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "exceptstar/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
-    for minor in range(8, 15):
+    for minor in range(8, 16):
         assert f"Classifier: Programming Language :: Python :: 3.{minor}\n" in metadata
     with tarfile.open(sdist) as archive:
         members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
@@ -265,14 +265,14 @@ def test_package_builds_with_complete_metadata(dist: Path) -> None:
 def test_wheel_installs_and_runs_the_demo(dist: Path, which: str, tmp_path: Path) -> None:
     interpreters = find_interpreters()
     version = (min if which == "oldest" else max)(interpreters)
-    venv = tmp_path / "venv"
-    subprocess.run([interpreters[version], "-m", "venv", str(venv)], check=True, timeout=120)
+    python = make_venv(interpreters[version], tmp_path / "venv")
     wheel, = dist.glob("*.whl")
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index",
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-index",
                     "--disable-pip-version-check", str(wheel)], check=True, timeout=300)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EXCEPTSTAR_PURE")}
-    proc = subprocess.run([str(venv / "bin" / "exceptstar"), "demo"], capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path, env=env)
+    # The console script, as the environment's own interpreter runs it.
+    proc = subprocess.run([python, str(tmp_path / "venv" / "bin" / "exceptstar"), "demo"], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     import exceptstar
     provided = "transformed for CPython" if version < (3, 11) else "natively by CPython"

@@ -15,6 +15,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from support.interpreters import make_venv
 from support.processes import ROOT
 from support.render_native import made_once
 
@@ -253,12 +254,12 @@ def venv(python: str, requirements: list[str]) -> str:
     Only ``python -m`` is run in it: the scripts' first lines may name the folder it was made in.
     """
     def make(folder: Path) -> str | None:
-        subprocess.run([python, "-m", "venv", str(folder)], check=True, capture_output=True)
-        proc = subprocess.run([str(folder / "bin" / "python"), "-m", "pip", "install", "-q",
+        proc = subprocess.run([make_venv(python, folder), "-m", "pip", "install", "-q",
                                "--disable-pip-version-check", *requirements], capture_output=True, text=True)
         return None if proc.returncode == 0 else f"{requirements} for {python}: {proc.stderr[-3000:]}"
 
-    return str(made_once("downstream", (python, requirements, str(ROOT)), make) / "bin" / "python")
+    folder = made_once("downstream", (python, requirements, str(ROOT)), make) / "bin"
+    return str(folder / "host-python" if (folder / "host-python").exists() else folder / "python")
 
 
 def build(python: str, project: Path) -> tuple[Path, Path]:

@@ -69,6 +69,22 @@ def host_path(exe: str, path: str) -> Path:
     return inside
 
 
+def make_venv(exe: str, folder: Path) -> str:
+    """A virtual environment of interpreter ``exe`` in ``folder``: the path of a python this process can run.
+
+    A sid root interpreter's environment runs inside the root only (its ``python`` links to the
+    root's binary), so this process gets a script beside it that enters the root first.
+    """
+    subprocess.run([exe, "-m", "venv", str(folder)], check=True, capture_output=True, timeout=300)
+    python = folder / "bin" / "python"
+    if Path(exe).parent != SID_BIN:
+        return str(python)
+    host = folder / "bin" / "host-python"
+    host.write_text(f'#!/bin/sh\nexec {SID_BIN / "in-sid"} {python} "$@"\n')
+    host.chmod(0o755)
+    return str(host)
+
+
 @functools.lru_cache(maxsize=None)
 def native_python() -> str | None:
     """The newest native CPython found (3.15 here), else the running one if it is 3.11+: the tests' reference.
