@@ -73,9 +73,12 @@ def test_dependency_lines_install_where_the_readme_says() -> None:
 @pytest.mark.needs_processes
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the README's claim is about 3.11+")
 def test_without_a_marker_exceptstar_gets_out_of_the_way_on_311() -> None:
-    code = ("import asyncio, builtins, exceptstar, exceptstar.asyncio\n"
+    # TaskGroup: asyncio's own on 3.15+, else a subclass of it with 3.15's cancel().
+    code = ("import asyncio, builtins, sys, exceptstar, exceptstar.asyncio\n"
+            "ours = exceptstar.asyncio.TaskGroup\n"
             "print(exceptstar.ExceptionGroup is builtins.ExceptionGroup,"
-            " exceptstar.asyncio.TaskGroup is getattr(asyncio, 'TaskGroup', None))\n")
+            " ours is asyncio.TaskGroup if sys.version_info >= (3, 15) else"
+            " ours is not asyncio.TaskGroup and issubclass(ours, asyncio.TaskGroup) and callable(ours.cancel))\n")
     env = dict(os.environ, PYTHONPATH=str(SRC))
     env.pop("EXCEPTSTAR_PURE", None)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
