@@ -1,0 +1,35 @@
+"""The last line of an ``except*`` clause, carried by a traceback entry: the span 3.8-3.10 print.
+
+CPython gives the entry that its ``except*`` makes in the frame of the ``try``
+(the group wrapping a naked exception, an error of a clause's match) the
+position of the whole clause, from its ``except`` keyword to the end of its
+handler, and 3.13+ print all those lines.  3.8-3.10's code objects hold no
+end lines, so the engine writes the clause's last line into each such entry
+it makes (the compiler hands it the clauses' last lines), and the pure
+traceback reads it back.  The place is the entry's ``tb_lasti``, which no
+printing of those versions reads: the span lives as long as the entry, with
+no table beside it and nothing spent on a statement that raises nothing.
+Real offsets are never below -2 (3.10's unstarted frame), ours far below.
+"""
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Optional
+
+# Only 3.8-3.10's printing reads it: on 3.11+ entries keep -1, an entry with no instruction.
+CARRIED = sys.version_info < (3, 11)
+_BASE = -(1 << 30)
+
+
+def lasti(end: "Optional[int]", lineno: int) -> int:
+    """The ``tb_lasti`` of an entry at ``lineno`` whose clause ends at line ``end`` (None: not known)."""
+    if not CARRIED or end is None or not lineno < end < -_BASE:
+        return -1
+    return _BASE - end
+
+
+def end_line(lasti: int) -> "Optional[int]":
+    """The last line that an entry's ``tb_lasti`` carries, or None: an entry of one line."""
+    return _BASE - lasti if lasti <= _BASE else None
