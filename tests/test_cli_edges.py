@@ -139,8 +139,12 @@ def test_folder_and_zipapp_with_except_star_as_native(tmp_path: Path) -> None:
 @pytest.mark.needs_processes
 def test_module_run_gets_a_fresh_main_namespace(tmp_path: Path) -> None:
     (tmp_path / "nsmod.py").write_text(MAIN_PLAIN)
-    ours = exceptstar("run", "-m", "nsmod", cwd=tmp_path)
-    assert outcome(ours) == outcome(python(sys.executable, "-m", "nsmod", cwd=tmp_path))
+    (tmp_path / "nspkg").mkdir()
+    (tmp_path / "nspkg" / "__init__.py").write_text("")
+    (tmp_path / "nspkg" / "__main__.py").write_text(MAIN_PLAIN)
+    for name in ("nsmod", "nspkg"):
+        ours = exceptstar("run", "-m", name, cwd=tmp_path)
+        assert outcome(ours) == outcome(python(sys.executable, "-m", name, cwd=tmp_path)), name
 
 
 # --- what python refuses to read ----------------------------------------------
@@ -152,6 +156,10 @@ UNREADABLE = {
     "cookie.py": b"# coding: nonexistent\nx = 1\n",
     "cookie2.py": b"#!/usr/bin/env python\n# -*- coding: nonexistent -*-\nx = 1\n",
     "cookie_star.py": b"# coding: nonexistent\ntry:\n    pass\nexcept* ValueError:\n    pass\n",
+    # A codec that is no text encoding, and bytes after the cookie's line that its codec rejects
+    # (3.14.7+ report the codec's own error, counting from the cookie line's last byte).
+    "codec.py": b"# coding: hex_codec\nprint('eggs')\n",
+    "undecodable.py": b'# coding: shift-jis\nprint("\xc4\x85")\n',
 }
 
 

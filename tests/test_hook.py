@@ -164,10 +164,46 @@ def test_module_without_except_star_is_untouched(tmp_path: Path) -> None:
         with open(plain.__file__) as f:
             native = compile(f.read(), plain.__file__, "exec")
         print(plain.grab.__code__.co_code == native.co_consts[0].co_code,
-              plain.__cached__ == __import__("importlib.util").util.cache_from_source(plain.__file__))
+              plain.__spec__.cached == __import__("importlib.util").util.cache_from_source(plain.__file__))
     """)
     proc = _run(tmp_path, code)
     assert proc.stdout.strip() == "True True", proc.stderr
+
+
+@pytest.mark.needs_processes
+def test_modules_get_the_names_the_interpreter_gives(tmp_path: Path) -> None:
+    # 3.14 gives a module no __annotations__ (PEP 649/749), 3.15 no __cached__:
+    # a module the hook transforms has exactly the dunder names of one imported plainly.
+    sources = {"star": STAR_MODULE, "plain": PLAIN_MODULE}
+    files = {f"{name}.py": text for name, text in sources.items()}
+    files.update({f"{name}_pkg/__init__.py": text for name, text in sources.items()})
+    _tree(tmp_path, files)
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as archive:
+        for name, text in sources.items():
+            archive.writestr(f"z{name}.py", text)
+    names = "sorted(n for n in vars(m) if n.startswith('__'))"
+    code = textwrap.dedent(f"""
+        import importlib, json
+        sys.path.insert(0, {str(tmp_path / "lib.zip")!r})
+        if sys.argv[1] == "star":
+            import exceptstar
+            exceptstar.install()
+        out = {{}}
+        for name in ("{{0}}", "{{0}}_pkg", "z{{0}}"):
+            m = importlib.import_module(name.format(sys.argv[1]))
+            out[name] = {names}
+        print(json.dumps(out))
+    """)
+    results = []
+    for which in ("star", "plain"):
+        proc = run_python(sys.executable, f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n" + code,
+                          pure=PURE, args=(which,))
+        assert proc.returncode == 0, proc.stderr
+        results.append(json.loads(proc.stdout))
+    assert results[0] == results[1]
+    assert ("__cached__" in results[1]["{0}"]) == (sys.version_info < (3, 15))
 
 
 ENCODED = "S = '\u00e9\u20ac'\n" + STAR_MODULE

@@ -8,6 +8,7 @@ what is tested there too.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -132,3 +133,28 @@ def test_flow_leaving_finally_warns_at_collection_as_314(tmp_path: Path) -> None
     proc = _pytest(tmp_path, "-W", "always::SyntaxWarning")
     assert "1 passed, 1 warning" in proc.stdout, proc.stdout + proc.stderr
     assert "test_flow.py:7: SyntaxWarning: 'return' in a 'finally' block" in proc.stdout, proc.stdout
+
+
+NAMES = "sorted(name for name in globals() if name.startswith('__'))"
+
+
+@pytest.mark.needs_processes
+def test_modules_get_the_names_the_interpreter_gives(tmp_path: Path) -> None:
+    # No __annotations__ from 3.14, no __cached__ from 3.15: test files and the modules
+    # they import, with except* or without, have the dunder names of a plain import.
+    star = "try:\n    pass\nexcept* ValueError:\n    pass\n"
+    for kind, body in (("star", star), ("plain", "")):
+        (tmp_path / f"helper_{kind}.py").write_text(f"{body}NAMES = {NAMES}\n")
+        (tmp_path / f"test_{kind}.py").write_text(
+            f"import json\nimport helper_{kind}\n{body}NAMES = {NAMES}\n\n\ndef test_names():\n"
+            f"    with open('{kind}.json', 'w') as f:\n"
+            f"        json.dump([NAMES, helper_{kind}.NAMES], f)\n")
+    proc = _pytest(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    plain_import = "import json, helper_plain; print(json.dumps(helper_plain.NAMES))"
+    reference = subprocess.run([sys.executable, "-c", plain_import], cwd=tmp_path, capture_output=True, text=True,
+                               timeout=60)
+    expected = json.loads(reference.stdout)
+    assert ("__cached__" in expected) == (sys.version_info < (3, 15))
+    for kind in ("star", "plain"):
+        assert json.loads((tmp_path / f"{kind}.json").read_text()) == [expected, expected], kind

@@ -242,7 +242,7 @@ def _zipped_pyc_valid(zipped: "Any", name: str, source: bytes) -> bool:
     interpreter, valid for the source by its hash or by the zip entry's time (within a second) and size."""
     import _imp
     import time
-    from importlib._bootstrap_external import _RAW_MAGIC_NUMBER, MAGIC_NUMBER  # type: ignore[attr-defined]
+    from importlib.util import MAGIC_NUMBER, source_hash
 
     try:
         data = zipped.read(name[:-3] + ".pyc")
@@ -255,7 +255,7 @@ def _zipped_pyc_valid(zipped: "Any", name: str, source: bytes) -> bool:
         check = _imp.check_hash_based_pycs
         if check == "never" or (check == "default" and not flags & 0b10):
             return True
-        return bool(_imp.source_hash(_RAW_MAGIC_NUMBER, source) == data[8:16])
+        return bool(source_hash(source) == data[8:16])
     info = zipped.getinfo(name)
     mtime = time.mktime((*info.date_time, 0, 0, -1))
     size = int.from_bytes(data[12:16], "little")

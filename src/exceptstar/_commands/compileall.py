@@ -36,9 +36,15 @@ def main(args: "List[str]") -> int:
         compileall.compile_file = compile_file
         if "_compile_file_tuple" in _stdlib:
             compileall._compile_file_tuple = _compile_file_tuple  # type: ignore[attr-defined]
-    # What `python -m compileall` sees: its own name in the usage text and errors.
+    # What `python -m compileall` sees: its own name in the usage text and errors
+    # (argparse names the program from both: 3.14+'s `python -m compileall`).
     sys.argv = [compileall.__file__, *args]
-    return int(not compileall.main())  # type: ignore[attr-defined]  # not in typeshed
+    main_module = sys.modules["__main__"]
+    sys.modules["__main__"] = compileall
+    try:
+        return int(not compileall.main())  # type: ignore[attr-defined]  # not in typeshed
+    finally:
+        sys.modules["__main__"] = main_module
 
 
 def compile_file(*args: "Any", **kwargs: "Any") -> bool:

@@ -29,13 +29,7 @@ def run(args: "List[str]") -> int:
     if args[0] == "-c" and len(args) > 1:
         sys.argv = ["-c", *args[2:]]
         sys.path[0] = ""
-        if sys.version_info >= (3, 13):
-            # 3.13's `python -c` quotes the code's lines in tracebacks.
-            import linecache
-
-            lines = args[1].splitlines(keepends=True)
-            linecache.cache["<string>"] = (len(args[1]), None, lines, "<string>")
-        return _run_source(args[1].encode("utf-8", "surrogateescape"), "<string>", None)
+        return _run_source(args[1].encode("utf-8", "surrogateescape"), "<string>", None, args[1])
     if args[0].startswith("-"):
         from exceptstar._commands.cli import USAGE
 
@@ -124,8 +118,9 @@ def _as_file_runner_reads(source: bytes, path: str) -> bytes:
 
     The interpreter reads a script through its file tokenizer, not ``compile``:
     a NUL byte is a SyntaxError on 3.11.4+ and, before, ends its line there (the
-    rest of the line, newline included, is never seen); a coding cookie naming
-    no codec is an "encoding problem".
+    rest of the line, newline included, is never seen); a cookie's codec that
+    fails (none by that name, not a text encoding, the bytes after the cookie's
+    line not decoding) is its own kind of error (``_codec_problem``).
     """
     nul = source.find(b"\0")
     if nul >= 0:
@@ -140,20 +135,49 @@ def _as_file_runner_reads(source: bytes, path: str) -> bytes:
     import io
     import tokenize
 
+    readline = io.BytesIO(source).readline
     try:
-        tokenize.detect_encoding(io.BytesIO(source).readline)
+        encoding, cookie_lines = tokenize.detect_encoding(readline)
     except SyntaxError as error:
         message = str(error)
         if not message.startswith("unknown encoding: "):
             return source  # compile reports it, in the interpreter's words
-        problem = f"encoding problem: {message[len('unknown encoding: '):]}"
-        if sys.version_info >= (3, 9):
-            raise SyntaxError(problem) from None
-        # 3.8 names the cookie's line: the first, or else the second.
-        first = source.split(b"\n", 1)[0].decode("latin-1")
-        lineno = 1 if tokenize.cookie_re.match(first) else 2
-        raise SyntaxError(problem, (path, lineno, 0, None)) from None
+        raise _codec_problem(message, message[len("unknown encoding: "):], source, path) from None
+    except LookupError as error:
+        # A codec that is not a text encoding: its name is the one quoted in the message.
+        message = str(error).split(";")[0]
+        raise _codec_problem(message, message.split("'")[1], source, path) from None
+    if encoding not in ("utf-8", "utf-8-sig"):
+        # The file tokenizer decodes the rest with the cookie's codec from the
+        # cookie line's last byte on (it steps back one byte to find the line's end).
+        rest = source[max(sum(map(len, cookie_lines)) - 1, 0):]
+        try:
+            rest.decode(encoding)
+        except UnicodeDecodeError as error:
+            raise _codec_problem(str(error), encoding, source, path) from None
+        except LookupError as error:  # not a text encoding (3.8-3.11's detect_encoding let it pass)
+            raise _codec_problem(str(error).split(";")[0], encoding, source, path) from None
     return source
+
+
+# gh-151461 (3.14.7, 3.15.0b3): the file tokenizer reports the codec's own error.
+_CODEC_ERRORS_SHOWN = sys.version_info >= (3, 14, 7)
+
+
+def _codec_problem(message: str, name: str, source: bytes, path: str) -> SyntaxError:
+    """The SyntaxError ``python FILE`` gives when the codec its cookie names fails: the codec's
+    ``message`` (3.14.7+), else an "encoding problem" naming the codec (``name``)."""
+    if _CODEC_ERRORS_SHOWN:
+        return SyntaxError(message, (path, 0, 0, None))
+    problem = f"encoding problem: {name}"
+    if sys.version_info >= (3, 9):
+        return SyntaxError(problem)
+    import tokenize
+
+    # 3.8 names the cookie's line: the first, or else the second.
+    first = source.split(b"\n", 1)[0].decode("latin-1")
+    lineno = 1 if tokenize.cookie_re.match(first) else 2
+    return SyntaxError(problem, (path, lineno, 0, None))
 
 
 def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
@@ -164,12 +188,15 @@ def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
     module = types.ModuleType("__main__")
     namespace = module.__dict__
     namespace["__builtins__"] = builtins
-    namespace["__annotations__"] = {}
+    if sys.version_info < (3, 14):
+        # 3.14's lazy annotations (PEP 649/749) left module namespaces without it.
+        namespace["__annotations__"] = {}
     if path is not None:
         from importlib.machinery import SourceFileLoader
 
         namespace["__file__"] = path
-        namespace["__cached__"] = None
+        if sys.version_info < (3, 15):
+            namespace["__cached__"] = None  # 3.15 removed it from modules
         namespace["__loader__"] = SourceFileLoader("__main__", path)
     else:
         from importlib.machinery import BuiltinImporter
@@ -179,15 +206,31 @@ def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
     return namespace
 
 
-def _run_source(source: bytes, filename: str, path: "Optional[str]") -> int:
+def _run_source(source: bytes, filename: str, path: "Optional[str]", command: "Optional[str]" = None) -> int:
+    """Run a script's ``source`` (from ``path``), or ``-c``'s ``command`` (``source`` its bytes)."""
     from exceptstar._compiler.pycache import main_code
 
     try:
         code: CodeType = main_code(source, filename, path)  # cached, unless it warns
     except SyntaxError as error:
         return _report(error.with_traceback(None))
+    if command is not None and sys.version_info >= (3, 13):
+        _quote_command(code, command)
     namespace = _fresh_main(path)
     return _run_reporting(exec, code, namespace)
+
+
+def _quote_command(code: "CodeType", command: str) -> None:
+    """Make ``-c``'s lines quotable as 3.13+'s ``python -c`` makes them."""
+    import linecache
+
+    if sys.version_info >= (3, 14):
+        # By its code objects, what the interpreter itself calls: tracebacks
+        # quote the lines, pdb (which looks them up by file name) does not.
+        linecache._register_code(code, command, "<string>")  # type: ignore[attr-defined]
+    else:
+        lines = command.splitlines(keepends=True)
+        linecache.cache["<string>"] = (len(command), None, lines, "<string>")
 
 
 def _run_module(name: str, alter_argv: bool) -> int:

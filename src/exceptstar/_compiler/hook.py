@@ -76,7 +76,7 @@ class ExceptStarLoader(SourceFileLoader):
         return code  # type: ignore[no-any-return]
 
     def _name_cache(self, caller: "FrameType", path: str) -> None:
-        """Make ``__cached__`` name the transformed bytecode, which is what the module runs.
+        """Make ``__spec__.cached`` (and ``__cached__``) name the transformed bytecode, which the module runs.
 
         The module is the one that ``exec_module`` (``caller``) runs with this
         loader, not whatever ``sys.modules`` holds under its name (a file
@@ -89,7 +89,8 @@ class ExceptStarLoader(SourceFileLoader):
         spec = getattr(module, "__spec__", None)
         if spec is not None and spec.loader is self:
             spec.cached = path
-            module.__cached__ = path  # type: ignore[union-attr]
+            if "__cached__" in vars(module):  # 3.15's modules have none
+                module.__cached__ = path  # type: ignore[union-attr]
 
 
 class ExceptStarZipLoader(zipimport.zipimporter):
