@@ -1,10 +1,13 @@
 """Deeply nested groups and ``except*`` near the recursion limit (issue 11, item 4).
 
-CPython splits, projects and matches groups in C, bounded by its C recursion
-limit (a group nested 9,997 deep splits, one more raises RecursionError), not
-by the interpreter's recursion limit.  The pure classes walk groups in loops
-and count the depth instead: every outcome here is compared with native
-3.13's, run on the same program.
+CPython splits, projects and matches groups in C, not bounded by the
+interpreter's recursion limit: 3.13 by its C recursion count (a group nested
+9,997 deep splits, one more raises RecursionError), 3.14+ by the C stack
+itself (here about 65,000 levels on 3.15's 8 MB main thread, a figure of the
+stack and the build; CPython's own tests ask for RecursionError at 150,000).
+The pure classes walk groups in loops and count the depth instead, to 3.13's
+count: every outcome here is compared with the newest native's, run on the
+same program, but for the depths between the two bounds.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def attempt(function):
 
 
 out = {}
-for n in (5000, 9997, 9998):
+for n in (5000, 9997, 9998, 150_000):
     group = deep(n, TypeError("leaf"))
     out["split %d" % n] = attempt(lambda: [shape(p) for p in group.split(TypeError)])
     out["split rest %d" % n] = attempt(lambda: [shape(p) for p in group.split(OSError)])
@@ -169,9 +172,14 @@ def native(program: str) -> object:
 @pytest.mark.needs_processes
 def test_deep_groups_split_and_handle_as_natively() -> None:
     got = here(PROGRAM)
-    assert got == native(PROGRAM)
-    assert got["split 9998"] == "RecursionError"
+    expected = native(PROGRAM)
+    # Past 3.13's count the pure classes refuse what the C stack of 3.14+ still holds.
+    between = ("split 9998", "split rest 9998")
+    assert {k: v for k, v in got.items() if k not in between} == \
+        {k: v for k, v in expected.items() if k not in between}
+    assert got["split 9998"] == got["split rest 9998"] == "RecursionError"
     assert got["split 9997"] != "RecursionError"
+    assert got["split 150000"] == "RecursionError"
     assert got["except* 9000"][0] == "ExceptionGroup"  # handled, not a RecursionError
 
 

@@ -16,7 +16,6 @@ import textwrap
 from typing import Any
 
 import pytest
-from support import pyodide
 from support.interpreters import native_python
 from support.processes import run_native, run_python
 
@@ -39,6 +38,58 @@ SNIPPETS = {
         result = [repr(ExceptionGroup('flat', [ValueError(1), TypeError(2)])),
                   repr(BaseExceptionGroup('b', (KeyboardInterrupt(),))),
                   repr(BaseExceptionGroup('b', [ValueError(1)]))]""",
+    "repr_from_message_and_members": """
+        class L(list):
+            def __repr__(self): return 'L!'
+        class T(tuple):
+            def __repr__(self): return 'T!'
+        out = []
+        for excs in ([ValueError()], (ValueError(),), L([ValueError()]), T((ValueError(),))):
+            eg = ExceptionGroup('m', excs)
+            out.append(repr(eg))
+            for args in ((), (1,), ('a', [1]), ('a', [1], 3), ('a', (1,)), ('a', L()), ('a', 'b', 'c')):
+                eg.args = args
+                out.append(repr(eg))
+        class E(ExceptionGroup):
+            def __new__(cls, message, excs, extra): return super().__new__(cls, message, excs)
+            def __init__(self, *args): super().__init__(*args)
+        e = E('m', [ValueError()], 3)
+        out.append((repr(e), e.args))
+        class M(str):
+            def __repr__(self): return 'M!'
+        out.append(repr(ExceptionGroup(M('z'), [ValueError()])))
+        class Named(ExceptionGroup): pass
+        Named.__name__ = 'dotted.Named'
+        out.append(repr(Named('m', [ValueError()])))
+        result = out""",
+    "repr_of_other_sequences_at_construction": """
+        import collections, collections.abc
+        excs = collections.deque([ValueError(1), TypeError(2)])
+        eg = ExceptionGroup('m', excs); excs.clear(); excs.append(KeyError())
+        out = [repr(eg), eg.args[1] is excs]
+        class Seq(collections.abc.Sequence):
+            def __init__(self, items, shown): self.items, self.shown = items, shown
+            def __len__(self): return len(self.items)
+            def __getitem__(self, i): return self.items[i]
+            def __repr__(self):
+                out.append('repr')
+                if isinstance(self.shown, type): raise self.shown('from repr')
+                return self.shown
+        class S(str): pass
+        class Outer:
+            class Inner: pass
+        for items in ([ValueError()], [], [1], [KeyboardInterrupt()]):
+            for shown in (None, 5, S('s!'), Outer.Inner(), KeyError):
+                for cls in (ExceptionGroup, BaseExceptionGroup):
+                    try: out.append(repr(cls('m', Seq(items, shown))))
+                    except Exception as error: out.append(type(error).__name__ + ': ' + str(error))
+        Seq.__module__ = 'elsewhere'
+        try: ExceptionGroup('m', Seq([ValueError()], None))
+        except TypeError as error: out.append(str(error))
+        for args in ((None, Seq([ValueError()], None)), ('m', Seq([ValueError()], None), 3)):
+            try: ExceptionGroup(*args)
+            except TypeError as error: out.append(str(error))
+        result = out""",
     "member_checks_by_type_pattern": """
         out = []
         members = ([1], [1, 2], [ValueError(), 1], [1, ValueError()], [KeyboardInterrupt()],
@@ -282,16 +333,24 @@ def run_pure(code: str) -> str:
 
 @pytest.fixture(scope="module")
 def native_results() -> dict[str, str]:
-    if sys.version_info < (3, 11):
-        # The newest CPython's rules and words (3.14's add_note message); on 3.11+
-        # add_note is the interpreter's own, as are its words.
-        return json.loads(pyodide.output(RUNNER, stdin=json.dumps(SNIPPETS)))  # type: ignore[no-any-return]
     exe = native_python()
     if exe is None:
         pytest.skip("no CPython 3.11+ on this machine")
     proc = run_python(exe, RUNNER, stdin=json.dumps(SNIPPETS))
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+    results: dict[str, str] = json.loads(proc.stdout)
+    if sys.version_info >= (3, 11):
+        # There a plain exception's add_note is this interpreter's own method, in
+        # its own words (3.11-3.13's differ from the newest's): its built-ins are the reference.
+        here = {name: SNIPPETS[name] for name in OWN_ADD_NOTE}
+        proc = run_python(sys.executable, RUNNER, stdin=json.dumps(here))
+        assert proc.returncode == 0, proc.stderr
+        results.update(json.loads(proc.stdout))
+    return results
+
+
+# The snippets that call add_note on exceptions that are not groups.
+OWN_ADD_NOTE = ("add_note_rules",)
 
 
 # What the pure classes cannot do before the interpreter has the feature.
@@ -390,13 +449,13 @@ for call in (lambda: KeyError().add_note(b"x"), lambda: BaseException.add_note(1
 
 
 def native_note_errors() -> list[str]:
-    """add_note's TypeErrors in this interpreter's words (3.11+), else in the newest CPython's (Pyodide 3.14)."""
+    """add_note's TypeErrors in this interpreter's words (3.11+), else in the newest CPython's."""
     if sys.version_info >= (3, 11):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(NOTE_ERRORS, {})
         return out.getvalue().splitlines()
-    return pyodide.output(NOTE_ERRORS).splitlines()
+    return run_native(NOTE_ERRORS).stdout.splitlines()
 
 
 def test_public_add_note_on_every_version() -> None:

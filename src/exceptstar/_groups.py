@@ -16,7 +16,7 @@ from itertools import compress, repeat
 
 from exceptstar import _frames, _handled
 from exceptstar._notes import add_note_default
-from exceptstar._rules import MISSING, TypeMatcher, is_sequence, matcher_of, real_issubclass
+from exceptstar._rules import MISSING, TypeMatcher, is_sequence, matcher_of, real_issubclass, repr_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,7 +86,7 @@ class BaseExceptionGroup(BaseException):
     # _member_types (the set of the members' types) lets split classify and
     # rebuild by type without visiting every member more than once.
     # _excs_repr: repr() of a sequence that was neither a list nor a tuple,
-    # taken at construction, as CPython 3.13.12+ keeps it (gh-141732).
+    # taken at construction, as CPython 3.13.12+ and 3.14.1+ keep it (gh-141732).
     __slots__ = ("_exceptions", "_excs_repr", "_member_types", "_message")
     __module__ = "builtins"
     _message: str
@@ -129,9 +129,12 @@ class BaseExceptionGroup(BaseException):
                     "BaseExceptionGroup.__new__() argument 1 must be str, not "
                     + ("None" if message is None else type(message).__name__)
                 )
-            kind = type(exceptions)
-            if kind is not list and kind is not tuple and not is_sequence(exceptions):
-                raise TypeError("second argument (exceptions) must be a sequence")
+            excs_repr: Optional[str] = None
+            if not isinstance(exceptions, (list, tuple)):
+                if not is_sequence(exceptions):
+                    raise TypeError("second argument (exceptions) must be a sequence")
+                # Before the members are looked at: its errors come first.
+                excs_repr = repr_of(exceptions)
             excs: Tuple[BaseException, ...] = tuple(exceptions)  # type: ignore[arg-type]
             if not excs:
                 raise ValueError("second argument (exceptions) must be a non-empty sequence")
@@ -193,7 +196,7 @@ class BaseExceptionGroup(BaseException):
         self._message = message
         self._exceptions = excs
         self._member_types = member_types
-        self._excs_repr = None if isinstance(exceptions, (list, tuple)) else repr(exceptions)
+        self._excs_repr = excs_repr
         return self
 
     @property
@@ -227,17 +230,17 @@ class BaseExceptionGroup(BaseException):
         return f"{self._message!s} ({count} sub-exception{'s' if count > 1 else ''})"
 
     def __repr__(self) -> str:
-        # BaseException's repr of args, except that (CPython 3.13.12+,
-        # gh-141732) the sequence passed in shows the members the group holds,
-        # not what that sequence has since become, in the same shape.
-        args = self.args
-        if len(args) < 2:
-            return BaseException.__repr__(self)
+        # BaseExceptionGroup_repr (3.14.1+, gh-141732): the message and the
+        # members the group holds, whatever args and the sequence passed in
+        # have since become; a list (when args still holds one, alone after
+        # the message) shown as a list.
         excs_repr = self._excs_repr
         if excs_repr is None:
-            excs_repr = repr(list(self._exceptions) if isinstance(args[1], list) else self._exceptions)
-        shown = ", ".join([repr(args[0]), excs_repr, *map(repr, args[2:])])
-        return f"{type(self).__name__}({shown})"
+            args = self.args
+            excs_repr = repr(list(self._exceptions) if len(args) == 2 and isinstance(args[1], list)
+                             else self._exceptions)
+        # join, not a format: a str subclass counts for its characters, as %U takes it.
+        return "".join((type(self).__name__.rpartition(".")[2], "(", repr_of(self._message), ", ", excs_repr, ")"))
 
     __class_getitem__: "Any" = classmethod(_class_getitem)
 

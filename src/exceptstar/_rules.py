@@ -34,6 +34,22 @@ def is_sequence(value: object) -> bool:
     return not isinstance(value, dict) and hasattr(type(value), "__getitem__")
 
 
+def type_name(cls: type) -> str:
+    """_PyType_GetFullyQualifiedName: the qualified name, after its module unless that is builtins or __main__."""
+    module = cls.__module__
+    if isinstance(module, str) and module not in ("builtins", "__main__"):
+        return f"{module}.{cls.__qualname__}"
+    return cls.__qualname__
+
+
+def repr_of(value: object) -> str:
+    """PyObject_Repr, with 3.15's error for a ``__repr__`` that returns no str (on every version)."""
+    result = type(value).__repr__(value)
+    if not isinstance(result, str):
+        raise TypeError(f"{type_name(type(value))}.__repr__() must return a str, not {type_name(type(result))}")
+    return result
+
+
 ERROR_CONDITION = "expected an exception type, a tuple of exception types, or a callable (other than a class)"
 
 

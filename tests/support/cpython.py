@@ -80,11 +80,43 @@ def _nomemtest(test: Callable[..., Any]) -> Callable[..., Any]:
     return internal
 
 
+def _run_with_limited_c_stack(depth: int = 150_000, size: int = 8 << 20) -> Callable[..., Any]:
+    # 3.14's decorator runs the test on a thread with a C stack of ``size``, so
+    # that C recursion fails alike everywhere; where it is missing (3.8-3.13) the
+    # classes under test are the pure ones, whose walks are loops: no C stack to limit.
+    return lambda test: test
+
+
 SUPPORT_FALLBACKS: Dict[str, Callable[..., Any]] = {
     "get_c_recursion_limit": _c_recursion_limit,
     "exceeds_recursion_limit": lambda: _c_recursion_limit() * 3,
     "nomemtest": _nomemtest,
+    "run_with_limited_c_stack": _run_with_limited_c_stack,
+    "skip_emscripten_stack_overflow": lambda: unittest.skipIf(sys.platform == "emscripten",
+                                                              "Exhausts stack on Emscripten"),
+    "skip_wasi_stack_overflow": lambda: unittest.skipIf(sys.platform == "wasi", "Exhausts stack on WASI"),
 }
+
+
+class _TestCase(unittest.TestCase):
+    """``unittest.TestCase`` with the assertions 3.14 added, for the suites' use on older interpreters."""
+
+    def assertIsSubclass(self, cls: Any, superclass: Any, msg: Any = None) -> None:
+        if not issubclass(cls, superclass):
+            self.fail(self._formatMessage(msg, f"{cls!r} is not a subclass of {superclass!r}"))
+
+    def assertNotHasAttr(self, obj: Any, name: str, msg: Any = None) -> None:
+        if hasattr(obj, name):
+            self.fail(self._formatMessage(msg, f"{obj!r} has unexpected attribute {name!r}"))
+
+
+def _unittest_module() -> types.ModuleType:
+    # The real module, with a TestCase that has what this interpreter's lacks.
+    shim = types.ModuleType("unittest")
+    shim.__getattr__ = lambda name: getattr(unittest, name)  # type: ignore[method-assign]
+    if not hasattr(unittest.TestCase, "assertIsSubclass"):
+        shim.TestCase = _TestCase  # type: ignore[attr-defined]
+    return shim
 
 
 def _support_module() -> types.ModuleType:
@@ -115,11 +147,14 @@ def load(filename: str | Path, extra_builtins: Dict[str, Any] | None = None) -> 
     import exceptstar
 
     support = _support_module()
+    unittest_shim = _unittest_module()
     real_import = builtins.__import__
 
     def importer(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
         if name == "test.support" and fromlist:
             return support
+        if name == "unittest" and not fromlist and level == 0:
+            return unittest_shim
         return real_import(name, globals, locals, fromlist, level)
 
     namespace_builtins = dict(vars(builtins))
