@@ -18,6 +18,7 @@ RESET = "\x1b[0m"
 TYPE = "\x1b[1;35m"
 MESSAGE = FILENAME = LINE_NO = FRAME = "\x1b[35m"
 ERROR_HIGHLIGHT = "\x1b[1;31m"
+NOTE = "\x1b[36m"
 
 # traceback._RECURSIVE_CUTOFF, the same on every version.
 _RECURSIVE_CUTOFF = 3
@@ -65,6 +66,13 @@ def message_line(stype: str, text: str, end: str = "\n") -> str:
     if not text:
         return f"{TYPE}{stype}{RESET}{end}"
     return f"{TYPE}{stype}{RESET}: {MESSAGE}{text}{RESET}{end}"
+
+
+def note_lines(note: str, colorize: bool) -> "List[str]":
+    """A note's lines, each in the theme's note colour (3.15's ``_format_note``) when coloured."""
+    if colorize:
+        return [f"{NOTE}{line}{RESET}\n" for line in note.split("\n")]
+    return [line + "\n" for line in note.split("\n")]
 
 
 def _frame_header(frame: "Any") -> "List[str]":
