@@ -352,6 +352,20 @@ def test_console_reports_invalid_except_star_as_native(tmp_path: Path) -> None:
         assert errors(mine) == errors(theirs)
 
 
+@pytest.mark.needs_processes
+def test_console_namespace_is_the_interpreters(tmp_path: Path) -> None:
+    # The interactive __main__: 3.14 dropped __annotations__; the group names are built-ins.
+    line = "print(sorted(globals()), __loader__, __spec__, __name__)\n"
+    # Not pure on 3.11+ (as users run it): pure mode binds its own group classes there.
+    ours = subprocess.run([sys.executable, "-m", "exceptstar", "run"], cwd=tmp_path, input=line,
+                          capture_output=True, text=True, env=child_env(False), timeout=60)
+    plain = subprocess.run([sys.executable, "-i", "-q"], cwd=tmp_path, input=line, capture_output=True,
+                           text=True, env=child_env(False), timeout=60)
+    printed = [text for text in plain.stdout.splitlines() if "__builtins__" in text]
+    assert printed and [text for text in ours.stdout.splitlines() if "__builtins__" in text] == [
+        f">>> {printed[0]}"]
+
+
 # --- debuggers ------------------------------------------------------------------
 
 BREAKPOINT_PROGRAM = textwrap.dedent("""\

@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 from support.interpreters import native_python
-from support.processes import run_python
+from support.processes import run_native, run_python
 
 pytest.importorskip("IPython")
 
@@ -97,10 +97,28 @@ FINALLY_CELL = ("def f():\n    try:\n        pass\n    except* ValueError:\n    
                 "    finally:\n        return 1\n")
 
 
-@pytest.mark.skipif(PURE, reason="3.11+ compile cells natively")
-def test_cell_warns_of_flow_leaving_finally_as_314() -> None:
-    from support import pyodide
+LOAD = textwrap.dedent("""\
+    import json
+    from IPython.core.interactiveshell import InteractiveShell
+    ip = InteractiveShell.instance()
+    before = set(ip.user_ns)
+    ip.run_line_magic("load_ext", "exceptstar")
+    print(json.dumps(sorted(set(ip.user_ns) - before)))
+    """)
 
+
+@pytest.mark.skipif(PURE, reason="3.11+ has the built-in names")
+def test_loading_binds_names_only_where_the_builtins_lack_them() -> None:
+    # As on 3.11, where the names are built-ins: the user namespace gets them only
+    # when exceptstar does not provide the built-ins (EXCEPTSTAR_NO_BUILTINS=1).
+    for env, added in (({}, []), ({"EXCEPTSTAR_NO_BUILTINS": "1"}, ["BaseExceptionGroup", "ExceptionGroup"])):
+        ours = run_python(sys.executable, LOAD, env={"TERM": "dumb", **env})
+        assert ours.returncode == 0, ours.stderr
+        assert json.loads(ours.stdout) == added, env
+
+
+@pytest.mark.skipif(PURE, reason="3.11+ compile cells natively")
+def test_cell_warns_of_flow_leaving_finally_as_native() -> None:
     report = textwrap.dedent("""\
         import json, sys, warnings
         {setup}
@@ -111,8 +129,8 @@ def test_cell_warns_of_flow_leaving_finally_as_314() -> None:
         """)
     shell = ("from IPython.core.interactiveshell import InteractiveShell\nip = InteractiveShell.instance()\n"
              "ip.run_line_magic('load_ext', 'exceptstar')\nRUN = ip.run_cell")
-    expected = pyodide.output(report.format(setup="RUN = lambda cell: compile(cell, '<cell>', 'exec')"),
-                              stdin=FINALLY_CELL)
+    expected = run_native(report.format(setup="RUN = lambda cell: compile(cell, '<cell>', 'exec')"),
+                          stdin=FINALLY_CELL).stdout
     ours = run_python(sys.executable, report.format(setup=shell), stdin=FINALLY_CELL, env={"TERM": "dumb"})
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout.splitlines()[-1] == expected.strip()

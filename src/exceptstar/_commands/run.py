@@ -341,13 +341,15 @@ def _console() -> int:
                     raise complete_error.with_traceback(None) from None
                 raise
 
+    import builtins
+
     namespace = _fresh_main(None)
-    namespace["__loader__"] = None
-    if _classes.PURE:
-        # Interactive input without except* is compiled untouched, so the names
-        # 3.11 code expects are bound here once.
-        namespace["ExceptionGroup"] = _classes.ExceptionGroup
-        namespace["BaseExceptionGroup"] = _classes.BaseExceptionGroup
+    for name in ("ExceptionGroup", "BaseExceptionGroup"):
+        if getattr(builtins, name, None) is not getattr(_classes, name):
+            # Interactive input without except* is compiled untouched: where the
+            # built-in names are not our classes (EXCEPTSTAR_NO_BUILTINS, pure 3.11+),
+            # the names 3.11 code expects are bound here once.
+            namespace[name] = getattr(_classes, name)
     console = code.InteractiveConsole(namespace)
     console.compile.compiler = Compile()
     try:

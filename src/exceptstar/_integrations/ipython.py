@@ -41,10 +41,14 @@ def load_ipython_extension(ip: "Any") -> None:
     # An instance attribute: the shell's own compiler object keeps its cache
     # and flags, and unloading just removes it.
     compiler.ast_parse = ast_parse
-    # Cells without except* are not transformed; the names 3.11 code expects
-    # are bound once in the user namespace instead.
-    ip.user_ns.setdefault("ExceptionGroup", ExceptionGroup)
-    ip.user_ns.setdefault("BaseExceptionGroup", BaseExceptionGroup)
+    # Cells without except* are not transformed: where the built-in names are
+    # not our classes (EXCEPTSTAR_NO_BUILTINS, pure 3.11+), the names 3.11 code
+    # expects are bound once in the user namespace.
+    import builtins
+
+    for name, cls in (("ExceptionGroup", ExceptionGroup), ("BaseExceptionGroup", BaseExceptionGroup)):
+        if getattr(builtins, name, None) is not cls:
+            ip.user_ns.setdefault(name, cls)
 
 
 def unload_ipython_extension(ip: "Any") -> None:
