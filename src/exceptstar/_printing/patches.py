@@ -33,12 +33,14 @@ _DISABLED = os.environ.get("EXCEPTSTAR_NO_PATCH", "") not in ("", "0")
 
 
 def involves_groups_or_notes(exc: object) -> bool:
-    """Whether ``exc`` or an exception it chains to is a group or has notes.
+    """Whether ``exc`` or an exception it chains to is a group, has notes or an entry spanning lines.
 
     Everything else is left to the interpreter's own printing, untouched
-    (3.10's "Did you mean" hints, for one, come only from there).
+    (3.10's "Did you mean" hints, for one, come only from there).  The
+    entries that span an ``except*`` clause (``_spans``) are ours to print.
     """
     from exceptstar._classes import group_classes
+    from exceptstar._spans import spans_lines
 
     groups = group_classes()
     pending = [exc]
@@ -55,6 +57,8 @@ def involves_groups_or_notes(exc: object) -> bool:
                 return True
         except Exception:
             return True  # a failing __notes__ is for the formatter to report
+        if spans_lines(current.__traceback__):
+            return True
         pending.append(current.__cause__)
         pending.append(current.__context__)
     return False
@@ -121,7 +125,8 @@ def unraisablehook(unraisable: "Any") -> None:
                 header = f"{message or 'Exception ignored in'}: {shown}\n"
             elif message is not None:
                 header = f"{message}:\n"
-            text = header + _format(unraisable.exc_type, value, unraisable.exc_traceback)
+            # In colour as on 3.15, whose hook prints through traceback's own (3.14: plain, no members).
+            text = header + _format(unraisable.exc_type, value, unraisable.exc_traceback, stream)
             stream.write(text)
             stream.flush()
             return
