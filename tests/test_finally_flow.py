@@ -1,6 +1,6 @@
-"""PEP 765 before 3.11: ``return``/``break``/``continue`` leaving a ``finally`` warns in transformed code as in 3.14.
+"""PEP 765 before 3.11: ``return``/``break``/``continue`` leaving a ``finally`` warns in transformed code as in 3.15.
 
-Each source is compiled by CPython 3.14 (Pyodide) and by ``exceptstar.compile``
+Each source is compiled by the newest native CPython (3.15) and by ``exceptstar.compile``
 here; the warnings (message, category, line, file) and, with the warnings made
 errors, the SyntaxError must be the same.  Imports go through the hook's
 faster paths (native code for what holds no star), which must miss none.
@@ -16,13 +16,27 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import compiling, pyodide
-from support.processes import run_python
+from support import compiling
+from support.interpreters import native_python
+from support.processes import call, run_native, run_python
 
 import exceptstar
 
 pytestmark = [pytest.mark.skipif(sys.version_info >= (3, 11), reason="3.11+ compile except* natively"),
-              pytest.mark.skipif(not pyodide.available(), reason="CPython 3.14 (Pyodide) is not installed here")]
+              pytest.mark.skipif(native_python() is None, reason="no native CPython 3.11+ here")]
+
+def _native() -> str:
+    native = native_python()
+    assert native is not None
+    return native
+
+
+def _output(code: str, stdin: str | None = None) -> str:
+    """What ``code`` prints in the newest native CPython."""
+    proc = run_native(code, stdin=stdin)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
 
 STAR = "try:\n    pass\nexcept* ValueError:\n    pass\n"
 TRY = "def f():\n    try:\n        pass\n"  # the start of most cases
@@ -54,11 +68,11 @@ def _sources() -> list[str]:
     return [STAR + case for case in CASES] + [case + STAR for case in CASES]
 
 
-def test_compile_warns_as_314() -> None:
+def test_compile_warns_as_315() -> None:
     sources = _sources()
-    expected = pyodide.call("compiling.report", sources)
+    expected = call(_native(), "compiling.report", sources)
     ours = compiling.report(sources)
-    assert any(shown for shown, _, _ in expected), "the cases warn on 3.14"
+    assert any(shown for shown, _, _ in expected), "the cases warn on 3.15"
     for source, theirs, mine in zip(sources, expected, ours):
         if sys.version_info < (3, 10) and theirs[2] is not None:
             theirs[2][4:6] = mine[2][4:6] = [None, None]  # no end positions before 3.10
@@ -91,9 +105,9 @@ with warnings.catch_warnings():
 """
 
 
-def test_attributed_as_314() -> None:
+def test_attributed_as_315() -> None:
     # No registry, the module named after the file: every compile of every file shows it.
-    expected = pyodide.output(ATTRIBUTION.format(setup="COMPILE = compile"))
+    expected = _output(ATTRIBUTION.format(setup="COMPILE = compile"))
     ours = run_python(sys.executable, ATTRIBUTION.format(setup="import exceptstar; COMPILE = exceptstar.compile"))
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout == expected == "3 False\n'return' in a 'finally' block\n"
@@ -134,7 +148,7 @@ MODULES = {
 }
 
 if sys.version_info[:2] == (3, 9):
-    del MODULES["continued"]  # 3.9's parser rejects a `finally` on a continued line (3.8, 3.10 and 3.14 take it)
+    del MODULES["continued"]  # 3.9's parser rejects a `finally` on a continued line (3.8, 3.10 and 3.15 take it)
 
 REPORT_WARNINGS = """
     out[name] = [[w.category.__name__, w.lineno, str(w.message) if "finally" in str(w.message) else None]
@@ -163,8 +177,8 @@ for name, source in json.loads(sys.stdin.read()).items():
 """ + REPORT_WARNINGS + "print(json.dumps(out))"
 
 
-def test_import_warns_as_314(tmp_path: Path) -> None:
-    expected = json.loads(pyodide.output(COMPILED, stdin=json.dumps(MODULES)))
+def test_import_warns_as_315(tmp_path: Path) -> None:
+    expected = json.loads(_output(COMPILED, stdin=json.dumps(MODULES)))
     for name, source in MODULES.items():
         (tmp_path / f"{name}.py").write_bytes(source.encode())
     proc = run_python(sys.executable, IMPORT, args=(str(tmp_path),), stdin=json.dumps(list(MODULES)),
@@ -219,9 +233,9 @@ def render(node: object, depth: int = 0) -> list[str]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(SOURCES, min_size=1, max_size=5))
-def test_generated_flows_warn_as_314(trees: list[tuple[str, object]]) -> None:
+def test_generated_flows_warn_as_315(trees: list[tuple[str, object]]) -> None:
     sources = [STAR + "\n".join(render((outer, [tree], []) if outer else tree)) + "\n" for outer, tree in trees]
-    expected = pyodide.call("compiling.report", sources)
+    expected = call(_native(), "compiling.report", sources)
     for source, theirs, mine in zip(sources, expected, compiling.report(sources)):
         assert mine[0] == theirs[0], source  # the warnings
         assert (mine[1] is None) == (theirs[1] is None), source  # an error after them, or none

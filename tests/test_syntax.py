@@ -1,9 +1,8 @@
-"""SyntaxErrors for invalid except*: message, file, line and offsets as CPython 3.14.
+"""SyntaxErrors for invalid except*: message, file, line and offsets as the newest CPython (3.15).
 
-Each snippet is compiled by CPython 3.14 (Pyodide's) where exceptstar follows
-it (3.8-3.10; a 3.11+ interpreter under ``EXCEPTSTAR_PURE=1`` parses with its
-own parser, so there the newest native interpreter) and, here, by
-``exceptstar.compile``; the errors must agree (PEP 758: 3.14 takes
+Each snippet is compiled by the newest native interpreter and, here, by
+``exceptstar.compile`` (3.8-3.10, or a 3.11+ interpreter under
+``EXCEPTSTAR_PURE=1``); the errors must agree (PEP 758: 3.14+ take
 ``except* A, B:``).  Snippets whose error is not about except* and that the
 running parser words differently (3.8-3.10 say "invalid syntax") are compared
 on the line only.  3.8 and 3.9 have no end positions.
@@ -15,7 +14,6 @@ import json
 import sys
 
 import pytest
-from support import pyodide
 from support.interpreters import native_python
 from support.processes import run_python
 
@@ -551,10 +549,7 @@ def test_syntax_errors_match_native() -> None:
     native = native_python()
     if native is None:
         pytest.skip("no CPython 3.11+ on this machine")
-    if sys.version_info < (3, 11):
-        expected = json.loads(pyodide.output(PROBE, stdin=json.dumps(CASES) + "\n"))
-    else:
-        expected = _probe(native, pure=False)
+    expected = _probe(native, pure=False)
     actual = _probe(sys.executable, pure=sys.version_info >= (3, 11))
     for name, want in expected.items():
         got = actual[name]

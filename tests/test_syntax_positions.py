@@ -1,11 +1,11 @@
-"""SyntaxError positions and precedence for invalid ``except*``, against CPython 3.14 (3.13 on 3.11+).
+"""SyntaxError positions and precedence for invalid ``except*``, against the newest CPython (3.15).
 
 Each snippet is compiled natively and with ``exceptstar.compile``; the error
 must be the same: message, line, offset, end (3.10+ have ends) and text.
 Compiler errors (``return`` in an ``except*`` block) count UTF-8 bytes and,
 for ``return``, point at the value only when it is a constant (after
 constant folding) on the statement's line; parser errors count characters;
-mixed clauses whose types are not one expression are 3.14's "invalid syntax".
+mixed clauses whose types are not one expression are 3.14+'s "invalid syntax".
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import json
 import sys
 
 import pytest
-from support import pyodide
 from support.interpreters import native_python
 from support.processes import run_python
 
@@ -52,7 +51,7 @@ CASES = [
     "def f():\n    try:\n        pass\n    except* A:\n        return ('é'\n            + 'b')\n",
     "try:\n    pass\nexcept* (x for x in y), B:\n    pass\n",
     "try:\n    pass\nexcept* (), B:\n    pass\n",
-    # 3.14 stops at the star of a starred clause after plain ones whose types are not one
+    # 3.14+ stop at the star of a starred clause after plain ones whose types are not one
     # expression, and at the first type of a plain list after starred ones: "invalid syntax".
     'try: pass\nexcept ValueError: pass\nexcept* A, B as e: pass\n',
     'try: pass\nexcept ValueError: pass\nexcept*: pass\nexcept* A: pass\n',
@@ -60,7 +59,7 @@ CASES = [
     'try: pass\nexcept* ValueError: pass\nexcept KeyError, TypeError as e: pass\n',
     'try:\n    pass\nexcept* A:\n    try:\n        pass\n    except B:\n        pass\nexcept C, D:\n    pass\n',
     'def f():\n    try:\n        pass\n    except* A:\n        pass\n    except KeyError, B:\n        pass\n',
-    # Before a starred clause 3.14 takes a plain list: the mixed clauses' error (or, with `as`, its own).
+    # Before a starred clause 3.14+ take a plain list: the mixed clauses' error (or, with `as`, its own).
     'try:\n    pass\nexcept A, B:\n    pass\nexcept* C:\n    pass\n',
     'try:\n    pass\nexcept A:\n    pass\nexcept B, C:\n    pass\nexcept* D:\n    pass\n',
     'try:\n    pass\nexcept A, B as e:\n    pass\nexcept* C:\n    pass\n',
@@ -91,11 +90,8 @@ def test_positions_and_precedence_as_native() -> None:
     native = native_python()
     if native is None:
         pytest.skip("no CPython 3.11+ on this machine")
-    if sys.version_info < (3, 11):
-        # exceptstar follows 3.14 there (PEP 758: some of these are valid).
-        expected = json.loads(pyodide.output(REPORT.format(setup="COMPILE = compile"), stdin=json.dumps(CASES)))
-    else:
-        expected = _errors(native, "COMPILE = compile")
+    # exceptstar follows the newest CPython (PEP 758: some of these are valid there).
+    expected = _errors(native, "COMPILE = compile")
     ours = _errors(sys.executable, "import exceptstar; COMPILE = exceptstar.compile", pure=PURE)
     for source, theirs, mine in zip(CASES, expected, ours):
         if theirs is None:

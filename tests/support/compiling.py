@@ -1,7 +1,8 @@
 """What compiling sources reports: warnings, the SyntaxError, and the error when warnings are errors.
 
-``report`` runs here and in 3.14 (``pyodide.call("compiling.report", ...)``),
-compiling with the built-in there and with ``exceptstar.compile`` before 3.11.
+``report`` runs here and in the newest native CPython
+(``processes.call(native_python(), "compiling.report", ...)``), compiling with
+the built-in there and with ``exceptstar.compile`` before 3.11.
 """
 
 from __future__ import annotations

@@ -11,12 +11,16 @@ clauses the parser would reject (``except*:``, unparenthesized types).
 """
 
 import builtins
+import sys
 
 from exceptstar._compiler.syntax import (
     INVALID,
+    NEVER_CLOSED,
     NO_TYPES,
     NOT_PARENTHESIZED_AS,
+    TARGET,
     Problem,
+    before,
     lines,
 )
 
@@ -127,10 +131,29 @@ def source_text(source: "Union[str, bytes]", filename: str = "<unknown>") -> str
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
         text = source.decode(encoding)
     except (SyntaxError, UnicodeDecodeError) as error:
+        second = source.find(b"\n", source.find(b"\n") + 1)
+        if isinstance(error, UnicodeDecodeError) and not source.startswith(b"\xef\xbb\xbf") \
+                and b"coding" not in (source if second < 0 else source[:second]):
+            raise _not_utf8(source, error.start, filename) from None
         blanked = re.sub(rb"(except\s*)\*", rb"\1 ", source)
         _builtin_compile(blanked, filename, "exec", _PyCF_ONLY_AST, True)
         raise SyntaxError(str(error)) from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _not_utf8(source: bytes, bad: int, filename: str) -> SyntaxError:
+    """3.12+'s tokenizer's error for a byte that is not UTF-8 in source without a declared
+    encoding (3.8-3.11 give the decoder's words), at the line and character of the byte."""
+    start = source.rfind(b"\n", 0, bad) + 1
+    end = source.find(b"\n", bad)
+    line = source[start:end if end >= 0 else len(source)].rstrip(b"\r").decode("utf-8", "replace")
+    row = source.count(b"\n", 0, bad) + 1
+    col = len(source[start:bad].decode("utf-8", "replace")) + 1
+    details: Tuple[Any, ...] = (filename, row, col, line)
+    if sys.version_info >= (3, 10):
+        details += (row, col)
+    return SyntaxError(f"Non-UTF-8 code starting with '\\x{source[bad]:02x}' on line {row}, but no encoding "
+                       "declared; see https://peps.python.org/pep-0263/ for details", details)
 
 
 # `except` + `*` where a clause can be: first on its line, only whitespace
@@ -192,6 +215,7 @@ class Scan:
     def __init__(self, text: str) -> None:
         import tokenize
 
+        self.text = text
         self.lines = lines(text)
         # (line, byte column of `except`) -> (line, character column just past the `*`)
         self.stars: Dict[Key, Key] = {}
@@ -199,17 +223,24 @@ class Scan:
         # Starred clauses whose types are a list without parentheses (PEP 758, 3.14):
         # (line, byte column of `except`) -> the types as a tuple expression, parsed alone.
         self.lists: Dict[Key, Any] = {}
+        # The line of the first token after a starred clause's header -> the clause.
+        self.bodies: Dict[int, Key] = {}
         edits: List[Tuple[int, int, str]] = []
         skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
         tokens = []
+        # Where each line's comment starts: 3.14's NEWLINE token starts there.
+        self.comments: Dict[int, int] = {}
+        open_at_end = False
         try:
             for tok in tokenize.generate_tokens(iter(_tokenizer_lines(self.lines)).__next__):
+                if tok.type == tokenize.COMMENT:
+                    self.comments[tok.start[0]] = tok.start[1]
                 if tok.type not in skipped:
                     tokens.append(tok)
-        except (tokenize.TokenError, SyntaxError):
+        except (tokenize.TokenError, SyntaxError) as failure:
             # The parser reports it, in the interpreter's own words; what was read
             # so far still counts (incomplete input at an interactive prompt).
-            pass
+            open_at_end = "statement" in str(failure)
         for index, tok in enumerate(tokens[:-1]):
             star = tokens[index + 1]
             if tok.type != tokenize.NAME or tok.string != "except" or star.string != "*":
@@ -218,7 +249,12 @@ class Scan:
             self.stars[(row, self._byte_col(row, col))] = star.end
             edits.append((star.start[0], star.start[1], " "))
             self._check_types(tokens, index + 2, edits, (row, self._byte_col(row, col)))
+            body = next((at + 1 for at in range(index, len(tokens) - 1) if tokens[at].type == tokenize.NEWLINE), 0)
+            if body:
+                self.bodies[tokens[body].start[0]] = (row, self._byte_col(row, col))
         self._plain_lists_beside_stars(tokens, edits)
+        if open_at_end:
+            self._unclosed_in_clause(tokens)
         self.errors.sort(key=lambda error: error.order)
         edited = list(self.lines)
         for row, col, replacement in edits:
@@ -226,20 +262,72 @@ class Scan:
             edited[row - 1] = line[:col] + replacement + line[col + 1:]
         self.rewritten = "".join(edited)
 
+    def settle(self, error: SyntaxError, filename: str) -> SyntaxError:
+        """The SyntaxError 3.14+ raise, given the running parser's ``error`` in ``rewritten``.
+
+        The first of ours, when it comes first: 3.14 reports its parser's
+        errors in the order of the source, but an error of its tokenizer
+        anywhere in the file overrides its parser's.
+        """
+        if self.errors and before(self.errors[0], error):
+            error = self._tokenizer_error(filename) or self.errors[0].exception(filename)
+            if error.msg == self.errors[0].msg:
+                return error
+        self.restore_text(error)
+        return error
+
+    def _tokenizer_error(self, filename: str) -> "Optional[SyntaxError]":
+        """The running tokenizer's error past the first star, if any: the parser of the
+        source as written stops at that star, and an error of the tokenizer found
+        anywhere after it stands for the parser's (as 3.14 gives it for ours)."""
+        try:
+            _builtin_compile(self.text, filename, "exec", _PyCF_ONLY_AST, True)
+        except SyntaxError as original:
+            if (original.lineno or 0, original.offset or 0) > min(self.stars.values(), default=(0, 0)):
+                return original
+        except ValueError:
+            pass
+        return None
+
     def restore_text(self, error: SyntaxError) -> None:
-        """Quote the user's line, not its rewritten form, in a parser error; name
-        ``except*``, not ``except``, where the message names a starred clause."""
+        """The running parser's ``error`` in the rewritten source, as 3.14+ give it: the user's
+        line quoted, not its rewritten form (nor, on 3.10, the lines continued onto it), the
+        end of a NEWLINE token past the newline (3.10), ``except*`` named where the message
+        names a starred clause."""
         if error.lineno and error.text is not None:
-            rewritten = lines(self.rewritten)
-            row = error.lineno
-            if 0 < row <= len(rewritten) and error.text == rewritten[row - 1]:
-                error.text = self.lines[row - 1]
+            text = error.text
+            pieces = text.splitlines(True)
+            if len(pieces) > 1 and all(piece.rstrip("\r\n").endswith("\\") for piece in pieces[:-1]):
+                text = pieces[-1]
+            # The rewritten source has the user's lines, character for character but the edits.
+            for row in (error.lineno, error.lineno - len(pieces) + 1):
+                if row > 0 and self.rewritten.startswith(text, self._offset(row)):
+                    text = self.text[self._offset(row):self._offset(row) + len(text)]
+                    break
+            error.text = text
+        if sys.version_info[:2] == (3, 10) and error.lineno and error.lineno == error.end_lineno:
+            line = self._line(error.lineno)
+            content = line.rstrip("\r\n")
+            if content != line and error.end_offset == len(content) + 1 and error.offset \
+                    and (error.offset == error.end_offset or line[error.offset - 1:error.offset] == "#"):
+                error.end_offset += 1
+        if error.msg == "expected an indented block" and error.lineno in self.bodies \
+                and self.bodies[error.lineno] not in self.lists:
+            # 3.8 and 3.9 name no statement; 3.10+ do.
+            error.msg = f"expected an indented block after 'except*' statement on line {self.bodies[error.lineno][0]}"
         import re
         # 3.10+: "expected an indented block after 'except' statement on line N".
         match = re.fullmatch(r"(.* after )'except'( statement on line (\d+))", error.msg or "")
-        if match and any(row == int(match.group(3)) for row, _ in self.stars):
-            error.msg = f"{match.group(1)}'except*'{match.group(2)}"
-            error.args = (error.msg, *error.args[1:])
+        if match:
+            clauses = [key for key in self.stars if key[0] == int(match.group(3))]
+            if clauses and any(key in self.lists for key in clauses):
+                error.msg = "expected an indented block"  # 3.14's rule needs one expression
+            elif clauses:
+                error.msg = f"{match.group(1)}'except*'{match.group(2)}"
+        details: Tuple[Any, ...] = (error.filename, error.lineno, error.offset, error.text)
+        if sys.version_info >= (3, 10):
+            details += (error.end_lineno, error.end_offset)
+        error.args = (error.msg, details)
 
     def tuples(self) -> "Dict[Key, Any]":
         """``lists`` as tuple expressions with 3.14's positions, each parsed alone."""
@@ -260,6 +348,10 @@ class Scan:
             node.end_lineno, node.end_col_offset = end_row, self._byte_col(end_row, end_col)
             found[key] = node
         return found
+
+    def _offset(self, row: int) -> int:
+        """Where line ``row`` starts in the text (its lines are ``lines``' and keep their ends)."""
+        return sum(map(len, self.lines[:row - 1]))
 
     def _byte_col(self, row: int, col: int) -> int:
         return len(self.lines[row - 1][:col].encode("utf-8"))
@@ -316,7 +408,8 @@ class Scan:
 
     def _check_types(self, tokens: "List[Any]", start: int, edits: "List[Tuple[int, int, str]]",
                      key: "Key") -> None:
-        """The clause's types, from the token after ``*`` to the ``:`` ending the clause.
+        """The clause's types, from the token after ``*`` to the ``:`` ending the clause, read
+        as 3.14's rules for a starred clause read them (``invalid_except_star_stmt``).
 
         A list without parentheses is 3.14's (PEP 758): without ``as`` it is a
         tuple, recorded in ``lists``; with ``as`` it is 3.14's SyntaxError.
@@ -324,15 +417,14 @@ class Scan:
         first = tokens[start] if start < len(tokens) else None
         if first is None:
             return
-        if first.string == ":":
-            row, col = first.start
-            self.errors.append(Problem(NO_TYPES, (row, col + 1, row, col + 2), self._line(row)))
-            return
         import tokenize
 
+        if first.string == ":" or first.type == tokenize.NEWLINE:
+            self.errors.append(Problem(NO_TYPES, self._token_position(first), self._line(first.start[0])))
+            return
         depth = 0
-        commas = []  # their indices in tokens
-        named = False  # an `as` at depth 0
+        commas = []  # their indices in tokens, before any `as`
+        named = 0  # the index of an `as` at depth 0
         # By index, not over a copy of the rest of the file: one clause's scan is
         # as long as the clause, so the whole file's is linear.
         for index in range(start, len(tokens)):
@@ -341,33 +433,167 @@ class Scan:
                 depth += 1
             elif _bracket(tok) < 0:
                 depth -= 1
-            elif depth == 0 and tok.string == ",":
+            elif depth == 0 and tok.string == "," and not named:
                 commas.append(index)
-            elif depth == 0 and tok.type == tokenize.NAME and tok.string == "as":
-                named = True
-            elif (depth == 0 and tok.string == ":") or tok.string == "\n" or depth < 0:
+            elif depth == 0 and tok.type == tokenize.NAME and tok.string == "as" and not named:
+                named = index
+            elif (depth == 0 and tok.string == ":") or tok.type == tokenize.NEWLINE or depth < 0:
                 break
         else:
             return
-        if not commas or tok.string != ":":
+        if tok.string != ":":
+            return
+        if named and not commas:
+            self._check_target(tokens, start, named, index)
+            return
+        if not commas:
             return
         last = tokens[index - 1]  # the last token of the types
-        if any(tokens[index + 1].string == "as" for index in commas):
-            return  # `except* A, as e:` is plain invalid syntax, the parser's to report
-        if named and tokens[commas[-1] + 1].string == ":":
-            return  # `except* A, B as e,:`: the same
-        for index in commas:
-            comma = tokens[index]
-            # `A, B` -> `A| B` (a trailing comma -> a space): still one expression, so the
-            # rest of the file parses.
-            edits.append((comma.start[0], comma.start[1], " " if tokens[index + 1].string == ":" else "|"))
-        if named:
+        if commas[0] == start or self._expression(tokens[start].start, tokens[commas[0] - 1].end) is None:
+            return  # no expression before the first comma: the parser's invalid syntax
+        if named and ((tokens[named - 1].string == "," and len(commas) == 1)
+                      or not _is_name(tokens[named + 1]) or named + 2 != index):
+            # Not 3.14's rule for a list named with `as` (a type, a comma, types,
+            # `as`, a name, the colon): the parser gives up at the `as`.
+            tok = tokens[named]
+            self.errors.append(Problem(INVALID, self._token_position(tok), self._line(tok.start[0])))
+        elif named:
             row, col = _expression_start(tokens, start)
             end_row, end_col = tok.start
             self.errors.append(Problem(NOT_PARENTHESIZED_AS, (row, col + 1, end_row, end_col + 1),
                                        self._line(row)))
+        else:
+            self.lists[key] = (tokens[start].start, last.end)
+        for index in commas:
+            comma = tokens[index]
+            # `A, B` -> `A| B` (a trailing comma -> a space): still one expression, so the
+            # rest of the file parses.
+            edits.append((comma.start[0], comma.start[1], " " if tokens[index + 1].string in (":", "as") else "|"))
+
+    def _check_target(self, tokens: "List[Any]", start: int, named: int, colon: int) -> None:
+        """``except* T as X:`` where X is no name: 3.14's "cannot use except* statement with ..."
+        at X, when T and X are each one expression."""
+        if named + 2 == colon and _is_name(tokens[named + 1]):
             return
-        self.lists[key] = (tokens[start].start, last.end)
+        if named == start or tokens[named + 1].string == "*":
+            return  # no types, or a starred target (no expression): the parser's invalid syntax
+        types = self._expression(tokens[start].start, tokens[named - 1].end)
+        target = self._expression(tokens[named + 1].start, tokens[colon - 1].end)
+        if types is None or target is None:
+            return
+        kind = _expression_name(target)
+        row, end_row = target.lineno, target.end_lineno
+        position = (row, self._char_col(row, target.col_offset) + 1,
+                    end_row, self._char_col(end_row, target.end_col_offset) + 1)
+        self.errors.append(Problem(TARGET.format(kind), position, self._line(row)))
+
+    def _expression(self, begin: "Key", end: "Key") -> "Any":
+        """The text from ``begin`` to ``end`` parsed alone as one expression in place (its
+        nodes' positions are the file's), or None when it is not one."""
+        import ast
+
+        (row, col), (end_row, end_col) = begin, end
+        if not (0 < row <= end_row <= len(self.lines)) or (row, col) >= (end_row, end_col):
+            return None
+        part = self.lines[row - 1:end_row]
+        part[-1] = part[-1][:end_col]
+        part[0] = " " * col + part[0][col:]
+        text = "\n" * (row - 2) + "(\n" + "".join(part) + "\n)" if row > 1 else "(" + "".join(part) + "\n)"
+        try:
+            node = _builtin_compile(text, "<types>", "eval", _PyCF_ONLY_AST, True).body
+        except (SyntaxError, ValueError):
+            return None
+        if row == 1:
+            # Parsed after the "(" that starts the line: one column further right.
+            inner: Any
+            for inner in ast.walk(node):
+                if getattr(inner, "lineno", 0) == 1:
+                    inner.col_offset -= 1
+                if getattr(inner, "end_lineno", 0) == 1:
+                    inner.end_col_offset -= 1
+        if (node.lineno, node.col_offset) < (row, len(self.lines[row - 1][:col].encode("utf-8"))):
+            return None  # the parentheses made it one (a generator without its own)
+        return node if not isinstance(node, ast.Tuple) or self._line(row)[col:col + 1] == "(" else None
+
+    def _char_col(self, row: int, byte_col: int) -> int:
+        return len(self._line(row).encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def _token_position(self, tok: "Any") -> "Tuple[int, int, int, int]":
+        """Where 3.14 puts an error at ``tok``; a NEWLINE token starts at its line's comment
+        and ends past the newline."""
+        import tokenize
+
+        (row, col), (end_row, end_col) = tok.start, tok.end
+        if tok.type == tokenize.NEWLINE:
+            col = self.comments.get(row, col)
+            end_col = tok.start[1] + 1
+        return row, col + 1, end_row, end_col + 1
+
+    def _unclosed_in_clause(self, tokens: "List[Any]") -> None:
+        """A bracket left open to the end of the file in the target of a starred clause
+        (``except* T as {...``): 3.14's rule for a target that is no name reads an
+        expression there, and when that reading goes past the bracket's line, the
+        bracket was never closed.  (Elsewhere the running parser reads as 3.14's does.)"""
+        import tokenize
+
+        stack: List[Any] = []
+        target = None  # the token after a starred clause's `as`, while its header lasts
+        for index, tok in enumerate(tokens):
+            if tok.type == tokenize.NEWLINE:
+                target = None
+            elif tok.string == "as" and not stack and index > 2 and index + 1 < len(tokens) \
+                    and any(tokens[at].string == "*" and tokens[at - 1].string == "except"
+                            for at in range(index - 1, 0, -1) if tokens[at].start[0] == tok.start[0]):
+                target = tokens[index + 1]
+            elif _bracket(tok) > 0:
+                stack.append((tok, target))
+            elif _bracket(tok) < 0 and stack:
+                stack.pop()
+        if not stack or stack[-1][1] is None:
+            return
+        bracket, target = stack[-1]
+        (row, col), (target_row, target_col) = bracket.start, target.start
+        try:
+            _builtin_compile(self.text[self._offset(target_row) + target_col:], "<target>", "eval",
+                             _PyCF_ONLY_AST, True)
+        except SyntaxError as reading:
+            if (reading.lineno or 0) <= row - target_row + 1:
+                return
+        except ValueError:
+            return
+        self.errors.append(Problem(NEVER_CLOSED.format(bracket.string), (row, col + 1, row, 0),
+                                   self._line(row).rstrip("\r\n"), (target_row, target_col + 1)))
+
+
+def _is_name(tok: "Any") -> bool:
+    """Whether ``tok`` is the grammar's NAME: an identifier, not a keyword (soft keywords are names)."""
+    import keyword
+
+    return tok.string.isidentifier() and not keyword.iskeyword(tok.string)
+
+
+# _PyPegen_get_expr_name's words for the node kinds that can follow `as`.
+_EXPRESSION_NAMES = {
+    "Attribute": "attribute", "Subscript": "subscript", "Starred": "starred", "Name": "name",
+    "List": "list", "Tuple": "tuple", "Lambda": "lambda", "Call": "function call",
+    "BoolOp": "expression", "BinOp": "expression", "UnaryOp": "expression",
+    "GeneratorExp": "generator expression", "Yield": "yield expression",
+    "YieldFrom": "yield expression", "Await": "await expression", "ListComp": "list comprehension",
+    "SetComp": "set comprehension", "DictComp": "dict comprehension", "Dict": "dict literal",
+    "Set": "set display", "JoinedStr": "f-string expression", "FormattedValue": "f-string expression",
+    "TemplateStr": "t-string expression", "Compare": "comparison", "IfExp": "conditional expression",
+    "NamedExpr": "named expression",
+}
+
+
+def _expression_name(node: "Any") -> str:
+    kind = type(node).__name__
+    if kind == "Constant":
+        value = node.value
+        if value is None or value is True or value is False:
+            return str(value)
+        return "ellipsis" if value is ... else "literal"
+    return _EXPRESSION_NAMES.get(kind, "expression")
 
 
 def _bracket(tok: "Any") -> int:

@@ -34,6 +34,9 @@ NOT_PARENTHESIZED_AS = "multiple exception types must be parenthesized when usin
 # What `check` says of such a clause (no error: 3.14 and exceptstar run it).
 UNPARENTHESIZED_NOTE = ("note: exception types without parentheses (PEP 758) run on 3.8-3.10 with exceptstar "
                         "and on 3.14+; CPython 3.11-3.13 reject them: multiple exception types must be parenthesized")
+# 3.14's rule for a target after `as` that is no name (the grammar's word for what it is).
+TARGET = "cannot use except* statement with {}"
+NEVER_CLOSED = "'{}' was never closed"
 FLOW = "'break', 'continue' and 'return' cannot appear in an except* block"
 
 _builtin_compile = builtins.compile

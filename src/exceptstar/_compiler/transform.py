@@ -16,7 +16,7 @@ import sys
 from exceptstar._classes import PURE
 from exceptstar._compiler import runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
 from exceptstar._compiler.source import Scan, has_except_star, mark, quick_scan, source_text
-from exceptstar._compiler.syntax import before, check_tree, find_problems
+from exceptstar._compiler.syntax import check_tree, find_problems
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -227,10 +227,10 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
     try:
         tree = _builtin_compile(scan.rewritten, filename, mode, flags | _PyCF_ONLY_AST, True)
     except SyntaxError as error:
-        if scan.errors and before(scan.errors[0], error):
-            raise scan.errors[0].exception(filename) from None
-        scan.restore_text(error)
-        raise
+        settled = scan.settle(error, filename)
+        if settled is error:
+            raise
+        raise settled from None
     mark(tree, scan.stars, scan.tuples())
     check_tree(tree, scan.stars, filename, text, list(scan.errors), scan.rewritten, mode, compiling)
     return tree  # type: ignore[no-any-return]
