@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from support import cpython
-from support.interpreters import find_interpreters, native_python
+from support.interpreters import find_interpreters, host_path, native_python, seen_by
 from support.linters import tool
 from support.processes import child_env
 from support.ruff_rules import gated_at_311
@@ -322,11 +322,13 @@ def test_config_lists_the_files_native_parses_with_except_star(tmp_path: Path) -
     tests = cpython.folder()
     if tests is None:
         pytest.skip("needs a CPython 3.11+ for reference")
-    native = run([str(native_python()), "-c", NATIVE_CLAUSES, str(tests.parent)], tmp_path)
+    exe = str(native_python())
+    native = run([exe, "-c", NATIVE_CLAUSES, seen_by(exe, tests.parent)], tmp_path)
     assert native.returncode == 0, native.stderr
+    listed_natively = [str(host_path(exe, line)) for line in native.stdout.splitlines()]
     config = exceptstar("config", "flake8", str(tests.parent), cwd=tmp_path)
     listed = config.split("extend-exclude =\n", 1)[1].split()
-    assert sorted(listed) == sorted(native.stdout.splitlines())
+    assert sorted(listed) == sorted(listed_natively)
     assert len(listed) >= 5
 
 

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable
 
 HOME = Path(os.environ.get("EXCEPTSTAR_SID") or "/var/cache/exceptstar")
 ROOT = HOME / "sid"
@@ -38,7 +38,7 @@ COMMANDS = {"python3.14": "/usr/bin/python3.14", "python3.15": "/usr/bin/python3
 # (the root has its own /usr, /etc, /var; /proc and /dev are the host's, bound recursively).
 SYSTEM = {"bin", "boot", "etc", "lib", "lib32", "lib64", "libx32", "lost+found", "media", "run", "sbin", "sys",
           "usr", "var", "old_root"}
-STAMP = " ".join(PACKAGES) + " v1"
+STAMP = " ".join(PACKAGES) + " v2"
 
 WRAPPER = """#!/bin/sh
 # Made by tools/sid.py: runs {inside} in the Debian sid root {root}, in this working directory.
@@ -89,7 +89,8 @@ def _build(say: Callable[[str], None], log: Path) -> None:
             shutil.rmtree(ROOT)
         say(f"debootstrap of a minimal Debian sid into {ROOT}")
         run("debootstrap", "--variant=minbase", "sid", str(ROOT), MIRROR)
-        for name in ("etc/resolv.conf", "etc/pip.conf", "etc/ssl/certs/ca-certificates.crt"):
+        # The host's names too: a test that connects to localhost must reach the same addresses.
+        for name in ("etc/hosts", "etc/resolv.conf", "etc/pip.conf", "etc/ssl/certs/ca-certificates.crt"):
             if (Path("/") / name).exists():
                 (ROOT / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(Path("/") / name, ROOT / name)
@@ -111,7 +112,7 @@ def _unmount() -> None:
         subprocess.run(["umount", "-l", point], stderr=subprocess.DEVNULL)
 
 
-def ensure(say: Callable[[str], None] = print, log: Optional[Path] = None) -> Optional[Path]:
+def ensure(say: Callable[[str], None] = print, log: Path | None = None) -> Path | None:
     """The wrappers' folder, the root made first if it is missing or out of date; None where it cannot be."""
     if not usable():
         return None

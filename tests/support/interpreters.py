@@ -69,6 +69,14 @@ def host_path(exe: str, path: str) -> Path:
     return inside
 
 
+def seen_by(exe: str, path: Path) -> str:
+    """``path`` of this process as interpreter ``exe`` names it: ``host_path`` the other way."""
+    root = SID_BIN.parent / "sid"
+    if Path(exe).parent == SID_BIN and root in path.parents:
+        return "/" + str(path.relative_to(root))
+    return str(path)
+
+
 def make_venv(exe: str, folder: Path) -> str:
     """A virtual environment of interpreter ``exe`` in ``folder``: the path of a python this process can run.
 
