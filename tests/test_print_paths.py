@@ -77,7 +77,10 @@ PROGRAMS: Dict[str, str] = {
             import traceback
 
             def reference_hook(args):
-                sys.stderr.write(f"Exception ignored in: {args.object!r}\\n" + "".join(
+                # 3.14+ name the deallocator in err_msg, where 3.8-3.13 pass it as the object
+                # (the words are a known difference: docs/explanation/differences.md).
+                where = repr(args.object) if args.err_msg is None else args.err_msg.rpartition("deallocator ")[2]
+                sys.stderr.write(f"Exception ignored in: {where}\\n" + "".join(
                     traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback)))
 
             sys.unraisablehook = reference_hook
