@@ -309,3 +309,49 @@ def test_shared_exceptions_are_printed_where_cpython_prints_them(program: Path) 
         ]), depth=0),
     ]
     compare(program, cases)
+
+
+SYNTAX_ERRORS = r'''
+import json, os, sys
+if os.environ.get("EXCEPTSTAR_PURE") or sys.version_info < (3, 11):
+    import exceptstar
+    GROUP, ONLY = exceptstar.ExceptionGroup, exceptstar.format_exception_only
+else:
+    import traceback
+    GROUP, ONLY = ExceptionGroup, traceback.format_exception_only
+CASES = [
+    ("f.py", 1, 3, "  é = 中文字 + 1\n", 1, 9),
+    ("f.py", 2, 6, "\tx = '\uff57\uff49\uff44\uff45' +\n", 2, 12),
+    ("f.py", 1, 2, "ab\u0301c\u200bd = 1\n", 1, 7),
+    ("f.py", 1, 3, "x=\x1a1 \x1b[31m\n", 1, 9),
+    (None, None, 1, "💥 boom\n", None, None),
+    ("f.py", 1, 40, "short\n", 1, 50),
+    ("f.py", 1, 2, "multi\n", 3, 1),
+    ("f.py", 1, "2", "odd offset\n", 1, 3),
+    ("f.py", 1, None, "no offset\n", None, None),
+    ("f.py", 1, 0, "   left\n", 1, 2),
+]
+out = []
+for colorize in (False, True):
+    for filename, lineno, offset, text, end_lineno, end_offset in CASES:
+        error = SyntaxError("bad", (filename, lineno, offset, text))
+        error.end_lineno, error.end_offset = end_lineno, end_offset
+        error.add_note("a note") if hasattr(error, "add_note") else exceptstar.add_note(error, "a note")
+        out.append("".join(ONLY(error, colorize=colorize)))
+        out.append("".join(ONLY(GROUP("g", [error]), show_group=True, colorize=colorize)))
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.needs_processes
+def test_syntax_errors_and_notes_print_as_the_newest_cpython() -> None:
+    # Carets by display width (wide, combining and format characters, escapes,
+    # Ctrl-Z), the odd offsets, notes in their colour: 3.15's on every version.
+    ours = run_python(sys.executable, SYNTAX_ERRORS, pure=True)
+    assert ours.returncode == 0, ours.stderr
+    newest = run_python(native_python() or sys.executable, SYNTAX_ERRORS)
+    assert newest.returncode == 0, newest.stderr
+    mine, theirs = json.loads(ours.stdout), json.loads(newest.stdout)
+    assert any("\x1b[36ma note" in text for text in theirs)
+    for text, expected in zip(mine, theirs):
+        assert text == expected

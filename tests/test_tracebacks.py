@@ -286,5 +286,12 @@ def test_api_call_forms() -> None:
         print("".join(te.__cause__.format_exception_only(show_group=True)), end="")
         print(len(te.__cause__.exceptions), te.__cause__.exceptions[0].stack[0].name)
         print(format_exception(None), format_exception_only(None))
+        try:
+            raise ExceptionGroup("no frames", [ValueError("v")])
+        except ExceptionGroup as caught:
+            add_note(caught, "noted")
+            caught.__traceback__ = None
+            print_exc(file=sys.stdout, colorize=True)  # print_exception's keywords (3.15)
     ''')
     assert "   ValueError: v\n" in text and "1 raised\n" in text
+    assert "\x1b[36mnoted\x1b[0m\n" in text

@@ -1,8 +1,8 @@
-"""The printing wing: tracebacks of groups and notes, byte for byte as CPython 3.14 prints them.
+"""The printing wing: tracebacks of groups and notes, byte for byte as CPython 3.15 prints them.
 
-Owns: how nested groups are drawn (``layout``), exceptstar's 3.14
-``TracebackException`` for any interpreter (``pure_traceback``), 3.14's
-colours and when to use them (``colour``), the public
+Owns: how nested groups are drawn (``layout``), exceptstar's 3.15
+``TracebackException`` for any interpreter (``pure_traceback``) and its hints
+(``suggestions``), 3.15's colours and when to use them (``colour``), the public
 traceback API choosing stdlib / subclass / pure (``formatting``), and every
 printing path of 3.8-3.10 routed through it (``patches``).
 

@@ -1,10 +1,11 @@
-"""CPython 3.14's traceback colours, for the tracebacks exceptstar prints on 3.8-3.10.
+"""CPython 3.15's traceback colours, for the tracebacks exceptstar prints on 3.8-3.10.
 
-``can_colorize`` is 3.14's ``_colorize.can_colorize`` (the rules 3.13 brought:
+``can_colorize`` is 3.15's ``_colorize.can_colorize`` (as 3.14's; the rules 3.13 brought:
 ``PYTHON_COLORS``, ``NO_COLOR``, ``FORCE_COLOR``, ``TERM=dumb``, a terminal);
-the constants are its default traceback theme.  ``frames`` and
-``syntax_error`` colour the plain lines the running interpreter wrote, so that
-coloured text is the plain text plus 3.14's escapes, never other words.
+the constants are its default traceback theme (``THEME`` for lines built
+coloured, 3.15's ``note`` colour included).  ``frames`` colours the plain
+lines the running interpreter wrote, so that coloured text is the plain text
+plus the escapes, never other words.
 """
 
 import os
@@ -20,12 +21,30 @@ MESSAGE = FILENAME = LINE_NO = FRAME = "\x1b[35m"
 ERROR_HIGHLIGHT = "\x1b[1;31m"
 NOTE = "\x1b[36m"
 
+
+class Theme:
+    """The parts of 3.15's traceback theme that lines built in one go (a SyntaxError's) take."""
+
+    __slots__ = ("error_highlight", "filename", "line_no", "message", "reset", "type")
+
+    def __init__(self, coloured: bool) -> None:
+        self.filename = FILENAME if coloured else ""
+        self.line_no = LINE_NO if coloured else ""
+        self.message = MESSAGE if coloured else ""
+        self.type = TYPE if coloured else ""
+        self.error_highlight = ERROR_HIGHLIGHT if coloured else ""
+        self.reset = RESET if coloured else ""
+
+
+THEME = Theme(True)
+NO_THEME = Theme(False)
+
 # traceback._RECURSIVE_CUTOFF, the same on every version.
 _RECURSIVE_CUTOFF = 3
 
 
 def _getenv(name: str) -> "Any":
-    # 3.14 (gh-128636): an environment that cannot be read counts as unset.
+    # 3.14+ (gh-128636): an environment that cannot be read counts as unset.
     try:
         return os.environ.get(name)
     except Exception:
@@ -33,7 +52,7 @@ def _getenv(name: str) -> "Any":
 
 
 def can_colorize(file: "Any") -> bool:
-    """Whether a traceback written to ``file`` is coloured, by 3.14's rules."""
+    """Whether a traceback written to ``file`` is coloured, by 3.15's rules."""
     if not sys.flags.ignore_environment:
         if _getenv("PYTHON_COLORS") == "0":
             return False
@@ -48,7 +67,7 @@ def can_colorize(file: "Any") -> bool:
     if not hasattr(file, "fileno"):
         return False
     if sys.platform == "win32":
-        # 3.14 asks nt._supports_virtual_terminal(), which 3.8-3.10 lack: it
+        # 3.14+ ask nt._supports_virtual_terminal(), which 3.8-3.10 lack: it
         # then answers no, as here.
         return False
     try:
@@ -62,7 +81,7 @@ def can_colorize(file: "Any") -> bool:
 
 
 def message_line(stype: str, text: str, end: str = "\n") -> str:
-    """``Type: message`` (or ``Type`` alone), coloured as 3.14's ``_format_final_exc_line``."""
+    """``Type: message`` (or ``Type`` alone), coloured as 3.15's ``_format_final_exc_line``."""
     if not text:
         return f"{TYPE}{stype}{RESET}{end}"
     return f"{TYPE}{stype}{RESET}: {MESSAGE}{text}{RESET}{end}"
@@ -86,7 +105,7 @@ def frames(stack: "Any", plain: "List[str]") -> "List[str]":
     """``plain`` (what ``stack.format()`` gave) with each frame's first line coloured.
 
     The frames shown are those that the recursion cutoff leaves, in order;
-    the "[Previous line repeated ...]" lines stay plain, as on 3.14.
+    the "[Previous line repeated ...]" lines stay plain, as on 3.15.
     """
     shown = []
     last = None
@@ -109,36 +128,4 @@ def frames(stack: "Any", plain: "List[str]") -> "List[str]":
                 if chunk.startswith(header):
                     chunk = coloured + chunk[len(header):]
         result.append(chunk)
-    return result
-
-
-def syntax_error(lines: "List[str]", stype: str, filename: "Any", lineno: "Any") -> "List[str]":
-    """A SyntaxError's plain lines, coloured as 3.14's ``_format_syntax_error``.
-
-    The file line, the span under the carets (in the source line and the
-    carets themselves) and the message line.
-    """
-    result = list(lines)
-    header = '  File "{}", line {}\n'.format(filename or "<string>", lineno)
-    if lineno is not None and result and result[0] == header:
-        result[0] = '  File {}"{}"{}, line {}{}{}\n'.format(
-            FILENAME, filename or "<string>", RESET, LINE_NO, lineno, RESET)
-    # The "(filename)" of an error without a line stays outside the colour.
-    suffix = f" ({filename})" if lineno is None and filename is not None else ""
-    last = result[-1] if result else ""
-    if last.startswith(stype + ": ") and last.endswith(suffix + "\n"):
-        message = last[len(stype) + 2:len(last) - len(suffix) - 1]
-        result[-1] = f"{TYPE}{stype}{RESET}: {MESSAGE}{message}{RESET}{suffix}\n"
-    # Below the file line (when there is one) a source line, then maybe its carets.
-    for i in range(2 if lineno is not None else 1, len(result) - 1):
-        caret_line = result[i]
-        body = caret_line[4:].rstrip("\n")
-        carets = body.lstrip()
-        if not caret_line.startswith("    ") or not carets or set(carets) != {"^"}:
-            continue
-        start = len(body) - len(carets)
-        source = result[i - 1][4:].rstrip("\n")
-        end = start + len(carets)
-        result[i - 1] = "    " + source[:start] + ERROR_HIGHLIGHT + source[start:end] + RESET + source[end:] + "\n"
-        result[i] = "    " + body[:start] + ERROR_HIGHLIGHT + carets + RESET + "\n"
     return result

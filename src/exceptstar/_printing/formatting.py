@@ -187,9 +187,9 @@ else:
     format_exception_only = _format_exception_only
 
     def print_exc(limit: "Optional[int]" = None, file: "Optional[IO[str]]" = None,
-                  chain: bool = True) -> None:
-        """Print the exception being handled, as ``print_exception``."""
-        print_exception(sys.exc_info()[1], limit=limit, file=file, chain=chain)
+                  chain: bool = True, **kwargs: "Any") -> None:
+        """Print the exception being handled, as ``print_exception`` (which gets ``kwargs``, as on 3.15)."""
+        print_exception(sys.exc_info()[1], limit=limit, file=file, chain=chain, **kwargs)
 
     def format_exc(limit: "Optional[int]" = None, chain: bool = True) -> str:
         """The text ``print_exc`` prints, as one string."""

@@ -1,11 +1,13 @@
-"""How nested exception groups are laid out as text, as CPython 3.13's ``traceback`` does.
+"""How nested exception groups are laid out as text, as CPython 3.15's ``traceback`` does.
 
 Shared by exceptstar's own ``TracebackException`` and the 3.11/3.12 one in
 ``formatting``: the margins and indentation of ``format()`` (``PrintContext``)
-and the tree walk of ``format_exception_only(show_group=True)``.
+and the tree walk of ``format_exception_only(show_group=True)``; and how wide
+text is on a terminal (``display_width``), which 3.15 lines carets up by.
 """
 
 import collections
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -19,6 +21,29 @@ def _separate_lines(indent: str, chunk: str, split: bool) -> "List[str]":
     if lines and lines[-1] == "":
         lines.pop()
     return [indent + line + "\n" for line in lines]
+
+
+_ESCAPE = re.compile(r"\x1b\[[ -@]*[A-~]")
+
+
+def _char_width(char: str) -> int:
+    if ord(char) < 128:
+        return 1
+    import unicodedata
+
+    # Combining marks and format characters (the soft hyphen aside) take no cell.
+    if unicodedata.combining(char) or (unicodedata.category(char) == "Cf" and char != "\u00ad"):
+        return 0
+    return 1 if unicodedata.east_asian_width(char) in ("N", "Na", "H", "A") else 2
+
+
+def display_width(text: str) -> int:
+    """The cells ``text`` takes on a terminal, as 3.15's ``traceback`` (pyrepl's) counts them.
+
+    Escape sequences take none, a Ctrl-Z two (shown as ``^Z``).
+    """
+    width = sum(map(_char_width, text)) + text.count("\x1a")
+    return width - sum(map(len, _ESCAPE.findall(text))) if "\x1b" in text else width
 
 
 # How format_exception_only(show_group=True) lays out one node of the tree:

@@ -65,7 +65,7 @@ def involves_groups_or_notes(exc: object) -> bool:
 
 
 def _format(exc_type: "Any", value: "Any", tb: "Any", stream: "Any" = None) -> str:
-    """The traceback text; in colour when the hook of 3.14 would colour it on ``stream``."""
+    """The traceback text; in colour when the hook of 3.15 would colour it on ``stream``."""
     from exceptstar._printing.formatting import TracebackException
 
     te = TracebackException(exc_type, value, tb, compact=True)

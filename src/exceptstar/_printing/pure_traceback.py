@@ -1,9 +1,10 @@
-"""exceptstar's own ``TracebackException``: CPython 3.14's, groups, notes and colours included.
+"""exceptstar's own ``TracebackException``: CPython 3.15's, groups, notes and colours included.
 
 Used on 3.8-3.10 and wherever ``EXCEPTSTAR_PURE=1``: a subclass of the running
 interpreter's class that knows every kind of group (``_classes.group_classes``)
-and notes, and lays them out exactly as CPython 3.14 does (as 3.13 does, but
-for the colours of members).  Frame lines are produced by the running
+and notes, and lays them out exactly as CPython 3.15 does (its SyntaxError
+lines, carets by display width; its hints, ``suggestions``; notes in their
+colour).  Frame lines are produced by the running
 interpreter's own ``StackSummary.format`` (``colour`` colours them), so a
 plain traceback looks the same as the interpreter's own; on 3.8-3.10 an entry
 that carries the span of an ``except*`` clause (``_spans``) shows its lines as
@@ -22,7 +23,7 @@ import traceback
 
 from exceptstar import _classes, _spans
 from exceptstar._printing import colour, suggestions
-from exceptstar._printing.layout import Layout, PrintContext, group_lines
+from exceptstar._printing.layout import Layout, PrintContext, display_width, group_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -172,7 +173,7 @@ def _shown_frames(stack: "traceback.StackSummary") -> "Iterator[traceback.FrameS
 
 
 class TracebackException(_StdTracebackException):
-    """An exception ready for rendering, groups and notes included (CPython 3.14's).
+    """An exception ready for rendering, groups and notes included (CPython 3.15's).
 
     ``exceptions`` holds a ``TracebackException`` per member of a group
     (``None`` for other exceptions) and ``__notes__`` the notes;
@@ -275,6 +276,7 @@ class TracebackException(_StdTracebackException):
             self.offset = exc_value.offset
             self.end_offset = getattr(exc_value, "end_offset", None)
             self.msg = exc_value.msg
+            self._exc_metadata = getattr(exc_value, "_metadata", None)
         elif exc_type is not None:
             self._str = suggestions.add_hints(exc_type, exc_value, tb, self._str)
         self.__suppress_context__ = (
@@ -361,7 +363,7 @@ class TracebackException(_StdTracebackException):
         Yields the message line (the lines of a syntax error), then the
         notes; with ``show_group``, the members of a group follow,
         recursively, indented three spaces a level.  ``colorize=True``
-        colours them as 3.14 does.
+        colours them as 3.15 does.
         """
         layout = _coloured_layout if kwargs.get("colorize", False) else _own_layout
         return group_lines(self, layout, show_group, _depth)
@@ -373,8 +375,7 @@ class TracebackException(_StdTracebackException):
                 f"None: {self._str}\n" if self._str else "None\n")
             return
         if self._is_syntax_error:
-            lines = list(self._syntax_error_lines(stype))
-            yield from colour.syntax_error(lines, stype, self.filename, self.lineno) if colorize else lines
+            yield from self._syntax_error_lines(stype, colorize)
         elif colorize:
             yield colour.message_line(stype, self._str)
         elif self._str:
@@ -388,26 +389,60 @@ class TracebackException(_StdTracebackException):
         elif notes is not None:
             yield from colour.note_lines(_safe_string(notes, "__notes__", repr), colorize)
 
-    def _syntax_error_lines(self, stype: str) -> "Iterator[str]":
-        if hasattr(_StdTracebackException, "_format_syntax_error"):
-            # 3.9+: the running interpreter's own layout (carets differ by version).
-            yield from self._format_syntax_error(stype)  # type: ignore[attr-defined]
-            return
-        # 3.8 has no such helper; this is its successor's layout, the same lines.
+    def _syntax_error_lines(self, stype: str, colorize: bool) -> "Iterator[str]":
+        """3.15's ``_format_syntax_error``: the file line, the source line, carets by display width, the message."""
+        theme = colour.THEME if colorize else colour.NO_THEME
         suffix = ""
         if self.lineno is not None:
-            yield f'  File "{self.filename or "<string>"}", line {self.lineno}\n'
+            yield (f'  File {theme.filename}"{self.filename or "<string>"}"{theme.reset}, '
+                   f'line {theme.line_no}{self.lineno}{theme.reset}\n')
         elif self.filename is not None:
             suffix = f" ({self.filename})"
-        if self.text is not None:
-            rtext = self.text.rstrip("\n")
-            ltext = rtext.lstrip(" \n\f")
+        if isinstance(self.text, str):
+            if hasattr(_StdTracebackException, "_find_keyword_typos"):
+                # 3.14+ (the parser leaves what it needs in the error): "Did you mean 'for'?"
+                try:
+                    self._find_keyword_typos()  # type: ignore[attr-defined]
+                except Exception:
+                    pass
+            yield from self._source_lines(theme)
+        msg = self.msg
+        try:
+            if not msg:
+                msg = "<no detail available>"
+        except TypeError:
+            pass
+        yield f"{theme.type}{stype}{theme.reset}: {theme.message}{msg}{theme.reset}{suffix}\n"
+
+    def _source_lines(self, theme: "Any") -> "Iterator[str]":
+        rtext = self.text.rstrip("\n")
+        ltext = rtext.lstrip(" \n\f")
+        spaces = len(rtext) - len(ltext)
+        offset = self.offset
+        if offset is None:
             yield f"    {ltext}\n"
-            caret = (self.offset or 0) - 1 - (len(rtext) - len(ltext))
-            if caret >= 0:
-                spaces = "".join(c if c.isspace() else " " for c in ltext[:caret])
-                yield f"    {spaces}^\n"
-        yield f"{stype}: {self.msg or '<no detail available>'}{suffix}\n"
+            return
+        if not isinstance(offset, int):
+            return
+        if self.lineno == self.end_lineno:
+            end_offset = self.end_offset if isinstance(self.end_offset, int) and self.end_offset != 0 else offset
+        else:
+            end_offset = len(rtext) + 1
+        if self.text and offset > len(self.text):
+            offset = len(rtext) + 1
+        if self.text and end_offset > len(self.text):
+            end_offset = len(rtext) + 1
+        if offset >= end_offset or end_offset < 0:
+            end_offset = offset + 1
+        colno = offset - 1 - spaces
+        end_colno = end_offset - 1 - spaces
+        if colno < 0:
+            yield f"    {ltext}\n"
+            return
+        highlighted = ltext[colno:end_colno]
+        carets = display_width(highlighted) if highlighted else end_colno - colno
+        yield f"    {ltext[:colno]}{theme.error_highlight}{highlighted}{theme.reset}{ltext[end_colno:]}\n"
+        yield f"    {' ' * display_width(ltext[:colno])}{theme.error_highlight}{'^' * carets}{theme.reset}\n"
 
     def _frames(self, kwargs: "Any") -> "List[str]":
         if _STACK_FORMAT_TAKES_KWARGS and kwargs:
@@ -419,7 +454,7 @@ class TracebackException(_StdTracebackException):
     def format(  # type: ignore[override]
         self, *, chain: bool = True, _ctx: "Optional[PrintContext]" = None, **kwargs: "Any"
     ) -> "Iterator[str]":
-        """Format the exception, its chain and its members, as CPython 3.14 lays them out.
+        """Format the exception, its chain and its members, as CPython 3.15 lays them out.
 
         If ``chain`` is false, ``__cause__`` and ``__context__`` are left out.
         The message of the exception is always the last line of its block.
