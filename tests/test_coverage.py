@@ -72,7 +72,7 @@ def test_combined_with_native_data(folder: Path, runs: Callable[[str, bool], Res
     runs("ours", True)
     native = runs("native", True)
     for name, python, env, rc in [("combined-here", sys.executable, project.here_env(), "plugged.rc"),
-                                  ("combined-native", native_python(), project.native_env(folder), "plain.rc")]:
+                                  ("combined-native", project.traced_native(), project.native_env(folder), "plain.rc")]:
         assert python is not None
         combine = project.coverage(python, folder, "combine", "--keep", f"--rcfile={rc}", f"--data-file={name}.data",
                                    "ours-branch.data", "native-branch.data", env=env)
@@ -168,7 +168,7 @@ def test_run_dash_m_of_a_module_whose_package_uses_except_star(folder: Path) -> 
     (place / "pkg" / "mod.py").write_text(PACKAGE_MAIN)
     for name, text in (("plain.rc", project.PLAIN), ("plugged.rc", project.PLUGGED)):
         (place / name).write_text(text)
-    exe = native_python()
+    exe = project.traced_native()
     assert exe is not None
     native = project.measure(exe, place, "native", "plain.rc", project.native_env(place), True, ("-m", "pkg.mod"))
     ours = project.measure(sys.executable, place, "ours", "plugged.rc", project.here_env(), True, ("-m", "pkg.mod"))
