@@ -11,7 +11,7 @@ Which tests: every test of the classes of ``test_traceback.py`` that format
 through the ``traceback`` module or ``TracebackException`` -- the group and
 note tests (what exceptstar adds), and with them the rest of those classes, which
 check that our ``TracebackException`` is still a faithful one for plain
-exceptions (syntax errors, suggestions, limits, carets, chains).  The tests
+exceptions (syntax errors, suggestions, limits, carets, chains, colours).  The tests
 that depend on CPython internals are listed in ``EXCLUDED`` with the reason.
 """
 
@@ -39,6 +39,7 @@ CLASSES = {
     "TestTracebackException": "TestTracebackException",
     "TestTracebackException_ExceptionGroups": "TestTracebackException_ExceptionGroups",
     "LimitTests": "LimitTests",
+    "TestColorizedTraceback": "TestColorizedTraceback",
 }
 
 EXCLUDED = {

@@ -10,6 +10,7 @@ lines that only 3.11+ draws.
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import textwrap
@@ -295,3 +296,86 @@ def test_api_call_forms() -> None:
     ''')
     assert "   ValueError: v\n" in text and "1 raised\n" in text
     assert "\x1b[36mnoted\x1b[0m\n" in text
+
+
+HINTS = r'''
+import json, os, sys
+if os.environ.get("EXCEPTSTAR_PURE") or sys.version_info < (3, 11):
+    from exceptstar import format_exception
+else:
+    from traceback import format_exception
+
+
+class Inner:
+    value = 1
+
+
+class Outer:
+    def __init__(self):
+        self.inner = Inner()
+
+
+class Seq(list):
+    pass
+
+
+class Near:
+    blech = 1
+
+
+def unknown_name():
+    naïve_value = 1
+    return naive_value
+
+
+def missing_stdlib():
+    return math.pi
+
+
+def spam():
+    sys.stdlib_module_names = sys.stdlib_module_names | {"spam"}
+    import spam
+
+
+CASES = {  # name -> (what raises, the first version whose interpreter tells what 3.15 says)
+    "push": (lambda: [].push, (3, 10)),
+    "subclass": (lambda: Seq().concat, (3, 10)),
+    "upper": (lambda: "".toUpperCase, (3, 10)),
+    "tuple": (lambda: ().append, (3, 10)),
+    "frozenset": (lambda: frozenset().add, (3, 10)),
+    "dict put": (lambda: {}.put, (3, 10)),
+    "float": (lambda: (1.5).__or__, (3, 10)),
+    "stdlib name": (missing_stdlib, (3, 10)),
+    "stdlib module": (spam, (3, 10)),
+    "near miss": (lambda: Near().blach, (3, 12)),
+    "nested": (lambda: Outer().value, (3, 12)),
+    "not ascii": (unknown_name, (3, 12)),
+    "import from": (lambda: exec("from sys import getrecursionlimt"), (3, 12)),
+    "none": (lambda: Near().zzzzzzzz, (3, 8)),
+}
+out = {}
+for name, (function, since) in CASES.items():
+    try:
+        function()
+    except Exception as error:
+        # The last line: a NameError's near misses are looked for in its frame.
+        out[name] = [format_exception(error)[-1], since, f"{type(error).__name__}: {error}\n"]
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.needs_processes
+def test_hints_as_the_newest_cpython() -> None:
+    ours = run_python(sys.executable, HINTS, pure=True)
+    assert ours.returncode == 0, ours.stderr
+    newest = run_python(native_python() or sys.executable, HINTS)
+    assert newest.returncode == 0, newest.stderr
+    mine, theirs = json.loads(ours.stdout), json.loads(newest.stdout)
+    assert sorted(mine) == sorted(theirs)
+    for name, (text, since, plain) in mine.items():
+        if sys.version_info >= tuple(since):
+            assert text == theirs[name][0], name
+        else:
+            # The interpreter cannot tell (no name or object on the error, no near misses computed).
+            assert text == plain, name
+    assert sum(theirs[name][0] != theirs[name][2] for name in theirs) >= 12

@@ -84,10 +84,13 @@ def _nested(obj: object, wrong_name: str) -> "Optional[str]":
 def _module_not_found(exc_value: "Any", tb: "Any", text: str) -> str:
     module_name = getattr(exc_value, "name", None)
     if module_name in getattr(sys, "stdlib_module_names", ()):
-        try:
-            from _missing_stdlib_info import _MISSING_STDLIB_MODULE_MESSAGES as messages  # type: ignore
-        except ImportError:
-            messages = {}
+        # 3.15's table is traceback's (the build's _missing_stdlib_info): a program may change it there.
+        messages = getattr(traceback, "_MISSING_STDLIB_MODULE_MESSAGES", None)
+        if messages is None:
+            try:
+                from _missing_stdlib_info import _MISSING_STDLIB_MODULE_MESSAGES as messages  # type: ignore
+            except ImportError:
+                messages = {}
         return messages.get(module_name, f"Standard library module {module_name!r} was not found")  # type: ignore
     if sys.flags.no_site:
         return text + (". Site initialization is disabled, did you forget to add the site-packages directory "
