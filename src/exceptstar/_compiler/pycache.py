@@ -19,7 +19,6 @@ import sys
 
 # From the (always loaded) module that defines them, not from importlib.util,
 # which would add ~6 ms to interpreter start-up when install() runs from sitecustomize.
-from importlib import _bootstrap_external
 from importlib._bootstrap_external import MAGIC_NUMBER, cache_from_source
 from importlib.machinery import SourceFileLoader
 
@@ -98,7 +97,8 @@ def _hash_pyc_valid(data: bytes, source_path: str) -> bool:
 
 
 def _source_hash(source: bytes) -> bytes:
-    return _imp.source_hash(_bootstrap_external._RAW_MAGIC_NUMBER, source)  # type: ignore[attr-defined]
+    # The magic as a number: importlib's _RAW_MAGIC_NUMBER before 3.14, which removed it.
+    return _imp.source_hash(int.from_bytes(MAGIC_NUMBER, "little"), source)
 
 
 def write_pyc(path: str, code: "CodeType", source: bytes, stat: "os.stat_result") -> None:
