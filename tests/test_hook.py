@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support.processes import run_python
+from support.processes import child_env, run_python
 
 PURE = sys.version_info >= (3, 11)
 
@@ -331,3 +331,18 @@ def test_a_syntax_error_at_import_is_shown_as_natively(tmp_path: Path) -> None:
     by_importlib = stderr(sys.executable, "by_importlib.py", child_env(PURE))
     assert "exceptstar" not in by_importlib
     assert by_importlib.endswith("SyntaxError: expected one or more exception types\n")
+
+
+@pytest.mark.needs_processes
+def test_a_hash_based_transformed_pyc_is_read(tmp_path: Path) -> None:
+    # Its source hash is keyed by the magic number, which 3.14's importlib keeps under another name.
+    _tree(tmp_path, {"star.py": STAR_MODULE})
+    compiled = subprocess.run([sys.executable, "-m", "exceptstar", "compileall", "-q", "--invalidation-mode",
+                               "checked-hash", str(tmp_path)], capture_output=True, text=True,
+                              env=child_env(PURE), timeout=120)
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    code = "import exceptstar\nexceptstar.install()\nimport star\nprint(star.grab(ValueError(1)))\n"
+    for _ in range(2):  # the pyc checked against the source, then (unchanged) again
+        proc = _run(tmp_path, code)
+        assert proc.stdout == "ExceptionGroup('', (ValueError(1),))\n", proc.stderr
+    assert [name for name in os.listdir(tmp_path / "__pycache__") if ".exceptstar-" in name]
