@@ -120,24 +120,25 @@ def check_tree(tree: "ast.AST", stars: "Dict[Key, Key]", filename: str, text: "O
         return
     first = found[0]
     if first.msg == FLOW and rewritten is not None:
-        # A compiler error: symbol-table errors and the compiler's own earlier
-        # errors (here, the rewritten source compiled natively) come first.
+        # An error of 3.14's code generator: the errors of the passes before it
+        # (3.14's symbol table) come first, then its own earlier errors (here, the
+        # rewritten source compiled natively).
+        from exceptstar._compiler.symtable_errors import first_error, from_future, newest_words
+
+        native = None
         try:
             _builtin_compile(rewritten, filename, mode, 0, True)
         except SyntaxError as error:
-            if not before(first, error) or _is_symtable_error(rewritten, filename, mode):
-                raise
+            native = error
+        # Raised outside the handler: CPython's own errors have no context.
+        if native is not None and from_future(native):
+            raise native
+        earlier = first_error(tree, rewritten, filename, mode)
+        if earlier is not None:
+            raise earlier
+        if native is not None and not before(first, native):
+            raise newest_words(native)
     raise first.exception(filename)
-
-
-def _is_symtable_error(text: str, filename: str, mode: str) -> bool:
-    import symtable
-
-    try:
-        symtable.symtable(text, filename, mode)
-    except SyntaxError:
-        return True
-    return False
 
 
 def find_problems(tree: "ast.AST", stars: "Dict[Key, Key]", text: "Optional[str]",

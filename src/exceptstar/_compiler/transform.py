@@ -155,7 +155,29 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
             return _builtin_compile(source, filename, mode, flags, True, optimize), False
     if flags & _PyCF_ONLY_AST:
         return tree, transformed
-    return _builtin_compile(tree, filename, mode, flags, True, optimize), transformed
+    try:
+        return _builtin_compile(tree, filename, mode, flags, True, optimize), transformed
+    except SyntaxError as error:
+        if NATIVE_SYNTAX or text is None:
+            raise
+        failed = error
+    # Raised outside the handler: CPython's own error has no context.
+    raise _newest_compile_error(failed, data, filename_text(filename), mode, flags)
+
+
+def _newest_compile_error(error: SyntaxError, data: "Union[str, bytes]", filename: str, mode: str,
+                          flags: int) -> SyntaxError:
+    """The error 3.14+ give first where the running compiler gave ``error`` for a
+    transformed tree: its symbol table's, which runs before its code generator."""
+    from exceptstar._compiler.symtable_errors import first_error, from_future, newest_words
+
+    if from_future(error):
+        return error
+    text = source_text(data, filename)
+    quick = quick_scan(text)
+    rewritten = quick[0] if quick is not None else Scan(text).rewritten
+    tree = parse(text, filename, mode, flags & ~_PyCF_ONLY_AST)
+    return first_error(tree, rewritten, filename, mode) or newest_words(error)
 
 
 def _decoded(data: bytes) -> "Union[str, bytes]":
