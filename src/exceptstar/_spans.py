@@ -16,6 +16,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from types import TracebackType
     from typing import Optional
 
 # Only 3.8-3.10's printing reads it: on 3.11+ entries keep -1, an entry with no instruction.
@@ -33,3 +34,12 @@ def lasti(end: "Optional[int]", lineno: int) -> int:
 def end_line(lasti: int) -> "Optional[int]":
     """The last line that an entry's ``tb_lasti`` carries, or None: an entry of one line."""
     return _BASE - lasti if lasti <= _BASE else None
+
+
+def spans_lines(tb: "Optional[TracebackType]") -> bool:
+    """Whether an entry of ``tb`` carries a last line: what the interpreter's own printing would not show."""
+    while tb is not None:
+        if tb.tb_lasti <= _BASE:
+            return True
+        tb = tb.tb_next
+    return False
