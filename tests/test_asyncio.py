@@ -43,9 +43,16 @@ def run(main: Callable[[], Awaitable[T]], loop_factory: Callable[[], asyncio.Abs
 def test_names() -> None:
     if OURS:
         assert ea.TaskGroup.__module__ == "exceptstar.asyncio._taskgroup"
+        assert ea.TaskGroup.__bases__ == (object,)
         assert ea.Timeout.__module__ == "exceptstar.asyncio._timeout"
     else:
-        assert ea.TaskGroup is asyncio.TaskGroup  # type: ignore[attr-defined]
+        if sys.version_info >= (3, 15):
+            assert ea.TaskGroup is asyncio.TaskGroup  # type: ignore[attr-defined]
+        else:
+            # 3.15's behaviour in a subclass: isinstance() checks against asyncio's class hold.
+            assert ea.TaskGroup.__module__ == "exceptstar.asyncio._taskgroup"
+            assert ea.TaskGroup.__bases__ == (asyncio.TaskGroup,)  # type: ignore[attr-defined]
+            assert isinstance(ea.TaskGroup(), asyncio.TaskGroup)  # type: ignore[attr-defined]
         assert (ea.timeout, ea.timeout_at, ea.Timeout) == (
             asyncio.timeout, asyncio.timeout_at, asyncio.Timeout)  # type: ignore[attr-defined]
     if sys.version_info >= (3, 11):
@@ -210,3 +217,76 @@ def test_on_uvloop() -> None:
 
     assert run(main, uvloop.new_event_loop) == 0
     assert log == ["ExceptionGroup('unhandled errors in a TaskGroup', [KeyError('child')])", "timeout"]
+
+
+@pytest.mark.skipif(OURS or not (3, 11) <= sys.version_info < (3, 15), reason="the subclass is 3.11-3.14's")
+def test_subclass_overrides_every_method_of_asyncio() -> None:
+    # asyncio's private methods differ from 3.11 to 3.14 (_aexit from 3.14):
+    # none of them may run under 3.15's logic.
+    base = asyncio.TaskGroup  # type: ignore[attr-defined]
+    methods = {name for name, value in vars(base).items() if callable(value)}
+    assert methods <= set(vars(ea.TaskGroup)), methods - set(vars(ea.TaskGroup))
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 15) and not OURS, reason="asyncio's own class on 3.15+")
+def test_docstrings_are_restructured_text() -> None:
+    # docs/reference shows them through autodoc: no markup warnings (asyncio's
+    # own class docstring ends a definition list without a blank line).
+    docutils_core = pytest.importorskip("docutils.core")
+    import inspect
+
+    class Stream:
+        def __init__(self) -> None:
+            self.warnings: list[str] = []
+
+        def write(self, text: str) -> None:
+            self.warnings.append(text)
+
+    assert "3.15" in (inspect.getdoc(ea.TaskGroup) or "")
+    for obj in (ea.TaskGroup, ea.TaskGroup.cancel, ea.TaskGroup.create_task):
+        stream = Stream()
+        docutils_core.publish_doctree(inspect.getdoc(obj), settings_overrides={"warning_stream": stream})
+        assert stream.warnings == [], (obj, stream.warnings)
+
+
+@pytest.mark.needs_asyncio_loop
+def test_cancel_from_the_body_then_from_outside_before_the_next_await() -> None:
+    # The task cancelled twice before it waits: 3.15 counts two requests and
+    # propagates the outside one.  A 3.8-3.10 task keeps one flag for both, so
+    # exceptstar sees only the group's own (docs/howto/asyncio.md).
+    async def main() -> tuple[bool, int]:
+        async def body() -> None:
+            me = asyncio.current_task()
+            assert me is not None
+            async with ea.TaskGroup() as tg:
+                tg.cancel()
+                me.cancel()
+                await asyncio.sleep(0)
+
+        task = asyncio.ensure_future(body())
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        return task.cancelled(), ea.cancelling(task)
+
+    assert run(main) == ((False, 0) if sys.version_info < (3, 11) else (True, 1))
+
+
+@pytest.mark.needs_asyncio_loop
+def test_cancel_withdrawn_when_the_body_never_awaits() -> None:
+    # 3.13's uncancel() withdraws the cancellation still pending; 3.8-3.12
+    # tasks keep it, so exceptstar spends it before the group exits.
+    async def main() -> list[str]:
+        log = []
+        me = asyncio.current_task()
+        assert me is not None
+        async with ea.TaskGroup() as tg:
+            tg.cancel()
+            log.append("body")
+        log.append(f"count {ea.cancelling(me)}")
+        await asyncio.sleep(0)
+        log.append("next await")
+        return log
+
+    assert run(main) == ["body", "count 0", "next await"]

@@ -1,21 +1,22 @@
 """What the differential programs share: the names, and a stable way to print outcomes.
 
-On 3.11+ the names come from asyncio (the programs run on the bare
-interpreter there); before, and with EXCEPTSTAR_PURE=1, from exceptstar.asyncio.
+On 3.15+ the names come from asyncio (the programs run on the bare
+interpreter there); before, and with EXCEPTSTAR_PURE=1, from exceptstar.asyncio
+(on 3.11-3.14 its TaskGroup is asyncio's subclass with 3.15's behaviour, and
+the timeouts asyncio's own).
 """
 
 import asyncio
 import os
+import sys
 
-try:
-    if os.environ.get("EXCEPTSTAR_PURE"):
-        raise ImportError("exceptstar's implementation, on 3.11+ too")
+if sys.version_info >= (3, 15) and not os.environ.get("EXCEPTSTAR_PURE"):
     from asyncio import TaskGroup, timeout, timeout_at
 
     def cancelling(task):
         return task.cancelling()
 
-except ImportError:  # 3.8-3.10
+else:
     from exceptstar import BaseExceptionGroup
     from exceptstar.asyncio import TaskGroup, cancelling, timeout, timeout_at
 

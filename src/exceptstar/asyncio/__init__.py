@@ -1,21 +1,25 @@
-"""``exceptstar.asyncio``: what raises exception groups in asyncio, as CPython 3.13 has it.
+"""``exceptstar.asyncio``: what raises exception groups in asyncio, as the newest CPython has it.
 
-- ``TaskGroup``, ``timeout``, ``timeout_at``, ``Timeout`` (3.11) and the
-  ``TimeoutError`` that ``timeout()`` raises;
+- ``TaskGroup``: CPython 3.15's (with ``cancel()``), on every version;
+- ``timeout``, ``timeout_at``, ``Timeout`` (3.11) and the ``TimeoutError``
+  that ``timeout()`` raises;
 - ``cancelling(task)`` and ``uncancel(task)``: 3.11's ``Task.cancelling()`` and
   ``Task.uncancel()`` as functions, for tasks that lack the methods;
 - ``open_connection`` and ``create_connection`` (on the running loop) with
   ``all_errors`` (3.12).
 
-On 3.11+ the names are asyncio's own (``exceptstar.asyncio.TaskGroup is
-asyncio.TaskGroup``), except with ``EXCEPTSTAR_PURE=1``, where exceptstar's
-implementation is used with its pure-Python groups; the connection functions
-are the native ones from 3.12 on.  Nothing imports this module but the user:
+``TaskGroup`` is asyncio's own from 3.15 (``exceptstar.asyncio.TaskGroup is
+asyncio.TaskGroup``); on 3.11-3.14 it is exceptstar's subclass of
+``asyncio.TaskGroup`` with 3.15's behaviour.  The timeouts are asyncio's own
+from 3.11.  With ``EXCEPTSTAR_PURE=1`` exceptstar's implementations are used
+on every version, with its pure-Python groups.  The connection functions are
+the native ones from 3.12 on.  Nothing imports this module but the user:
 ``import exceptstar`` stays cheap.
 
-The implementation is private: ``_taskgroup`` and ``_timeout`` (3.13's, step
-by step), ``_cancel`` (the cancellation counts kept beside a task) and
-``_connect`` (connections trying every address).  They import the core only.
+The implementation is private: ``_taskgroup`` (3.15's, step by step),
+``_timeout`` (3.13's, step by step), ``_cancel`` (the cancellation counts kept
+beside a task) and ``_connect`` (connections trying every address).  They
+import the core only.
 """
 
 import sys
@@ -35,11 +39,15 @@ __all__ = [
     "uncancel",
 ]
 
-if sys.version_info >= (3, 11) and not PURE:
-    from asyncio import TaskGroup, Timeout, timeout, timeout_at
-    from builtins import TimeoutError
+if sys.version_info >= (3, 15) and not PURE:
+    from asyncio import TaskGroup
 else:
     from exceptstar.asyncio._taskgroup import TaskGroup
+
+if sys.version_info >= (3, 11) and not PURE:
+    from asyncio import Timeout, timeout, timeout_at
+    from builtins import TimeoutError
+else:
     from exceptstar.asyncio._timeout import Timeout, TimeoutError, timeout, timeout_at
 
 if sys.version_info >= (3, 12):

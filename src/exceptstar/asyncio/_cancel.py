@@ -18,6 +18,9 @@ kept beside the task, in a weak map, and counts:
 - a request from outside when a ``CancelledError`` reaches one of them while
   the count is 0 (``arrived()``): that is where 3.11's ``TaskGroup`` notices
   that its parent is being cancelled;
+- a request from outside delivered into the ``TaskGroup``'s own wait for its
+  children when no request of ours was pending (``delivered()``), even while
+  ours are counted: 3.15's ``TaskGroup`` must not drop it;
 - a request from outside that is still pending when we make ours
   (``_must_cancel`` already set, or the future the task waits on cancelled),
   or that comes after ours before the task wakes up (a probe queued ahead of
@@ -53,8 +56,9 @@ class _Count:
         # Bumped by each request of ours, so that a probe can tell whether the
         # pending cancellation it sees is somebody else's.
         self.serial = 0
-        # Set while a cancellation re-armed in the running task (TaskGroup's
-        # uncancel(); cancel()) may still be pending in its _must_cancel.
+        # Set while a cancellation of ours made when the task was not waiting
+        # (re-armed by TaskGroup's uncancel(); cancel(), or TaskGroup.cancel()
+        # from its body) may still be pending in its _must_cancel.
         self.recancel = False
 
 
@@ -119,13 +123,18 @@ def uncancel(task: "Task") -> int:
 
 def request(task: "Task") -> None:
     """``task.cancel()`` made by a TaskGroup or a Timeout, counted."""
-    if _native(task):
-        task.cancel()
-        return
     if task.done():
         return  # cancel() would return False and count nothing
     count = _count(task)
     waiter = getattr(task, "_fut_waiter", None)
+    if waiter is None:
+        # The task is running (``TaskGroup.cancel()`` from its body) or about
+        # to: the cancellation waits in _must_cancel, which ``settle()`` may
+        # have to withdraw.
+        count.recancel = True
+    if _native(task):
+        task.cancel()
+        return
     ours_pending = count.waiter is not None and count.waiter() is waiter
     if not ours_pending and (_pending(task) or _cancelled_waiter(waiter)):
         count.requests += 1  # someone else's request, not yet delivered
@@ -162,6 +171,22 @@ def arrived(task: "Task") -> None:
         count.requests = 1
 
 
+def delivered(task: "Task") -> None:
+    """A ``CancelledError`` was thrown into a TaskGroup's own ``await`` in ``task``.
+
+    Unlike ``arrived()`` (an exception that may have passed through another
+    of exceptstar's context managers), this is one delivery: unless a request
+    of ours was waiting to be delivered, it is somebody else's, counted now
+    even when ours are counted too (3.15's TaskGroup keeps it, gh-155433).
+    """
+    count = _count(task)
+    ours = count.recancel or count.waiter is not None
+    count.recancel = False
+    count.waiter = None
+    if not ours and not _native(task):
+        count.requests += 1
+
+
 def recancel(task: "Task") -> None:
     """3.13's ``task.uncancel(); task.cancel()`` from inside the running task.
 
@@ -179,8 +204,10 @@ def recancel(task: "Task") -> None:
 async def settle(task: "Task") -> int:
     """``uncancel()`` from one of exceptstar's context managers, as 3.13 does it.
 
-    When the count reaches 0 while a cancellation re-armed by ``recancel()``
-    is still pending, 3.13 withdraws it (gh-116720); 3.8-3.12 tasks keep it.
+    When the count reaches 0 while a cancellation of ours armed in a task that
+    was not waiting (``recancel()``, or ``request()`` from the task's own
+    code) is still pending, 3.13 withdraws it (gh-116720); 3.8-3.12 tasks
+    keep it.
     Their ``_must_cancel`` is read-only: the only way to clear it is to let it
     cancel a future of ours, so the task yields once.
     """
