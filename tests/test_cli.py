@@ -224,9 +224,12 @@ NAMESPACE_PROGRAM = textwrap.dedent("""\
 @pytest.mark.needs_processes
 def test_run_main_namespace_and_relative_paths_same_as_python(tmp_path: Path) -> None:
     (tmp_path / "rel.py").write_text(NAMESPACE_PROGRAM)
-    ours = exceptstar("run", "rel.py", "z", cwd=tmp_path)
-    plain = python(sys.executable, "rel.py", "z", cwd=tmp_path)
-    assert (ours.stdout, ours.stderr, ours.returncode) == (plain.stdout, plain.stderr, plain.returncode)
+    (tmp_path / "sub").mkdir()
+    # 3.9+ join a relative path to the working directory without normalizing it.
+    for path in ("rel.py", "./sub/../rel.py", f"{tmp_path}/sub/..//rel.py"):
+        ours = exceptstar("run", path, "z", cwd=tmp_path)
+        plain = python(sys.executable, path, "z", cwd=tmp_path)
+        assert (ours.stdout, ours.stderr, ours.returncode) == (plain.stdout, plain.stderr, plain.returncode), path
     assert " module " in plain.stdout
     # Module namespaces lost __annotations__ in 3.14 (PEP 649/749) and __cached__ in 3.15.
     assert ("'__annotations__'" in plain.stdout) == (sys.version_info < (3, 14))

@@ -160,11 +160,17 @@ UNREADABLE = {
     # (3.14.7+ report the codec's own error, counting from the cookie line's last byte).
     "codec.py": b"# coding: hex_codec\nprint('eggs')\n",
     "undecodable.py": b'# coding: shift-jis\nprint("\xc4\x85")\n',
+    # No cookie, a byte that is not UTF-8: the tokenizer's words name the file.
+    "latin1.py": b"x = '\xff'\n",
 }
 
 
 @pytest.mark.needs_processes
-@pytest.mark.parametrize("name", sorted(UNREADABLE))
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(
+        name == "latin1.py" and sys.version_info < (3, 14), strict=True,
+        reason="before 3.14 compile reports a codec error where the file tokenizer reports the byte"))
+    for name in sorted(UNREADABLE)])
 def test_unreadable_source_reported_as_python_does(tmp_path: Path, name: str) -> None:
     (tmp_path / name).write_bytes(UNREADABLE[name])
     ours = exceptstar("run", name, cwd=tmp_path)

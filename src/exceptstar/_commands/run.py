@@ -53,8 +53,9 @@ def run(args: "List[str]") -> int:
                          f"{error.strerror}\n")
         return 2
     if sys.version_info >= (3, 9):
-        # 3.9+ give the script an absolute __file__, which tracebacks then show.
-        path = os.path.abspath(path)
+        # 3.9+ give the script an absolute __file__ (joined to the working
+        # directory, unnormalized), which tracebacks then show.
+        path = os.path.join(os.getcwd(), path)
     try:
         source = _as_file_runner_reads(source, path)
     except SyntaxError as error:
@@ -213,6 +214,10 @@ def _run_source(source: bytes, filename: str, path: "Optional[str]", command: "O
     try:
         code: CodeType = main_code(source, filename, path)  # cached, unless it warns
     except SyntaxError as error:
+        if path is not None and error.msg.startswith("Non-UTF-8 code ") and " in file " not in error.msg:
+            # The tokenizer's words for a byte that is not UTF-8 name the file it reads from (3.14+
+            # compile's are those words; before, compile reported a codec error instead).
+            error.msg = error.msg.replace(" on line ", f" in file {path} on line ", 1)
         return _report(error.with_traceback(None))
     if command is not None and sys.version_info >= (3, 13):
         _quote_command(code, command)
