@@ -160,6 +160,9 @@ UNREADABLE = {
     # (3.14.7+ report the codec's own error, counting from the cookie line's last byte).
     "codec.py": b"# coding: hex_codec\nprint('eggs')\n",
     "undecodable.py": b'# coding: shift-jis\nprint("\xc4\x85")\n',
+    # A UTF-8 BOM and a cookie naming another encoding, on the first line or the second.
+    "bom.py": b"\xef\xbb\xbf# coding: latin-1\nx = 1\n",
+    "bom2.py": b"\xef\xbb\xbf#!/usr/bin/env python\n# coding: iso-8859-15\nx = 1\n",
     # No cookie, a byte that is not UTF-8: the tokenizer's words name the file.
     "latin1.py": b"x = '\xff'\n",
 }

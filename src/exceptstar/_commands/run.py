@@ -175,10 +175,22 @@ def _codec_problem(message: str, name: str, source: bytes, path: str) -> SyntaxE
         return SyntaxError(problem)
     import tokenize
 
-    # 3.8 names the cookie's line: the first, or else the second.
-    first = source.split(b"\n", 1)[0].decode("latin-1")
+    # 3.8 names the cookie's line: the first (after a BOM), or else the second.
+    first = source[3 if source.startswith(b"\xef\xbb\xbf") else 0:].split(b"\n", 1)[0].decode("latin-1")
     lineno = 1 if tokenize.cookie_re.match(first) else 2
     return SyntaxError(problem, (path, lineno, 0, None))
+
+
+def _as_file_runner_reports(error: SyntaxError, source: bytes, path: str) -> SyntaxError:
+    """``error``, compile's for a script's ``source``, as ``python FILE`` reports it."""
+    if error.msg.startswith("Non-UTF-8 code ") and " in file " not in error.msg:
+        # The tokenizer's words for a byte that is not UTF-8 name the file it reads from (3.14+
+        # compile's are those words; before, compile reported a codec error instead).
+        error.msg = error.msg.replace(" on line ", f" in file {path} on line ", 1)
+    elif error.msg.startswith("encoding problem: ") and error.msg.endswith(" with BOM") and not _CODEC_ERRORS_SHOWN:
+        # A cookie that contradicts a UTF-8 BOM: placed as the other encoding problems are.
+        return _codec_problem(error.msg, error.msg[len("encoding problem: "):], source, path)
+    return error
 
 
 def _fresh_main(path: "Optional[str]") -> "Dict[str, Any]":
@@ -214,10 +226,8 @@ def _run_source(source: bytes, filename: str, path: "Optional[str]", command: "O
     try:
         code: CodeType = main_code(source, filename, path)  # cached, unless it warns
     except SyntaxError as error:
-        if path is not None and error.msg.startswith("Non-UTF-8 code ") and " in file " not in error.msg:
-            # The tokenizer's words for a byte that is not UTF-8 name the file it reads from (3.14+
-            # compile's are those words; before, compile reported a codec error instead).
-            error.msg = error.msg.replace(" on line ", f" in file {path} on line ", 1)
+        if path is not None:
+            error = _as_file_runner_reports(error, source, path)
         return _report(error.with_traceback(None))
     if command is not None and sys.version_info >= (3, 13):
         _quote_command(code, command)
