@@ -16,6 +16,7 @@ built, checked by twine and installed from its wheel into fresh environments: th
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -166,7 +167,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@docs_env_only
+# The site builds with warnings as errors on every interpreter that has its tools (the matrix
+# puts them into the 3.10 and 3.13 environments and the newest one): autodoc reads what each
+# version's exceptstar is (on 3.11-3.14 the asyncio TaskGroup is a class of exceptstar's own).
+HAS_SITE_TOOLS = all(importlib.util.find_spec(name) is not None for name in ("sphinx", "myst_parser", "furo"))
+
+
+@pytest.mark.skipif(not HAS_SITE_TOOLS, reason="Sphinx, MyST and furo are not installed here")
 def test_site_builds_without_warnings(site: Path) -> None:
     assert (site / "index.html").exists()
     reference = (site / "reference" / "api.html").read_text()

@@ -57,7 +57,10 @@ VENVS = Path(os.environ.get("EXCEPTSTAR_VENVS") or ROOT / ".venvs").resolve()
 # Packages for some versions only belong in an extra behind environment markers (as IPython
 # is for 3.8-3.10); a new kind of environment is a new extra named here.
 EXTRAS = ["test"]
+# The oldest and the newest interpreter check the package; the newest also builds the documentation
+# (the 3.10 and 3.13 environments build it with the heavy extra's Sphinx).
 LINT_EXTRAS = ["lint"]
+NEWEST_EXTRAS = ["docs"]
 # Heavy third parties (Sphinx, PyInstaller): one interpreter with a pure except* (3.10) and
 # the native one with the same tools that it is compared with (3.13).
 HEAVY_EXTRAS = {(3, 10): ["heavy"], (3, 13): ["heavy"]}
@@ -160,9 +163,11 @@ def node() -> str | None:
 
 
 def requirements_stamp(version: Version) -> str:
-    """What the environment's contents depend on: pyproject.toml less its [tool.*] tables."""
+    """What the environment's contents depend on: pyproject.toml less its [tool.*] tables, and the
+    version (the editable install's metadata names it)."""
     text = (ROOT / "pyproject.toml").read_text()
     packaging = re.sub(r"(?ms)^\[tool\..*?(?=^\[(?!tool\.)|\Z)", "", text)
+    packaging += (ROOT / "src" / "exceptstar" / "_version.py").read_text()
     return hashlib.sha256((packaging + repr(version)).encode()).hexdigest()
 
 
@@ -229,7 +234,8 @@ def ensure_venv(target: Target, lint: bool, progress: Progress) -> Path:
     venv, version, label = target.venv, target.version, target.label
     python = venv / "bin" / "python"
     stamp_file = venv / ".exceptstar-stamp"
-    extras = EXTRAS + (LINT_EXTRAS if lint else []) + HEAVY_EXTRAS.get(version, [])
+    extras = EXTRAS + (LINT_EXTRAS if lint else []) + HEAVY_EXTRAS.get(version, []) + (
+        NEWEST_EXTRAS if lint and version >= (3, 11) else [])
     # Extras past "test" are named in the stamp ("+lint", as before), so adding one rebuilds;
     # so is the kind, so an environment made by another interpreter of the same version is made anew.
     stamp = requirements_stamp(version) + "".join(f"+{extra}" for extra in extras[1:]) + (

@@ -30,15 +30,16 @@ HOME = Path(os.environ.get("EXCEPTSTAR_SID") or "/var/cache/exceptstar")
 ROOT = HOME / "sid"
 BIN = HOME / "bin"
 MIRROR = "http://deb.debian.org/debian"
+# Node.js for pyright, whose PyPI package runs the machine's node (it cannot download its own here).
 PACKAGES = ["python3.14", "python3.14-venv", "python3.15", "python3.15-venv", "libpython3.14-testsuite",
-            "libpython3.15-testsuite", "pypy3", "pypy3-venv", "ca-certificates"]
+            "libpython3.15-testsuite", "pypy3", "pypy3-venv", "ca-certificates", "nodejs"]
 # Every interpreter's name inside the root, and the wrapper's name outside.
 COMMANDS = {"python3.14": "/usr/bin/python3.14", "python3.15": "/usr/bin/python3.15", "pypy3.11": "/usr/bin/pypy3"}
 # The host's folders a test may name: everything at the top but the operating system's own
 # (the root has its own /usr, /etc, /var; /proc and /dev are the host's, bound recursively).
 SYSTEM = {"bin", "boot", "etc", "lib", "lib32", "lib64", "libx32", "lost+found", "media", "run", "sbin", "sys",
           "usr", "var", "old_root"}
-STAMP = " ".join(PACKAGES) + " v2"
+STAMP = " ".join(PACKAGES)
 
 WRAPPER = """#!/bin/sh
 # Made by tools/sid.py: runs {inside} in the Debian sid root {root}, in this working directory.
@@ -74,36 +75,35 @@ def _write_wrappers() -> None:
 
 
 def _build(say: Callable[[str], None], log: Path) -> None:
+    """debootstrap the root where there is none; then (again, when the list changed) its packages and settings."""
     with log.open("w") as out:
         def run(*cmd: str) -> None:
             out.write(f"$ {' '.join(cmd)}\n")
             out.flush()
             subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=True, stdin=subprocess.DEVNULL)
 
-        if shutil.which("debootstrap") is None:
-            say("installing debootstrap with apt-get")
-            run("apt-get", "update", "-qq")
-            run("apt-get", "install", "-y", "-qq", "debootstrap")
-        if ROOT.exists():
-            _unmount()
-            shutil.rmtree(ROOT)
-        say(f"debootstrap of a minimal Debian sid into {ROOT}")
-        run("debootstrap", "--variant=minbase", "sid", str(ROOT), MIRROR)
-        # The host's names too: a test that connects to localhost must reach the same addresses.
+        if not (ROOT / "usr/bin/apt-get").exists():
+            if shutil.which("debootstrap") is None:
+                say("installing debootstrap with apt-get")
+                run("apt-get", "update", "-qq")
+                run("apt-get", "install", "-y", "-qq", "debootstrap")
+            if ROOT.exists():
+                _unmount()
+                shutil.rmtree(ROOT)
+            say(f"debootstrap of a minimal Debian sid into {ROOT}")
+            run("debootstrap", "--variant=minbase", "sid", str(ROOT), MIRROR)
+        say(f"installing {' '.join(PACKAGES)} in the sid root")
+        # sid's Release file is often older than apt's validity window.
+        run("chroot", str(ROOT), "sh", "-c", "apt-get -qq -o Acquire::Check-Valid-Until=false update && "
+            f"DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends {' '.join(PACKAGES)}")
+        # The host's settings, after the packages (ca-certificates writes its own bundle): the same
+        # names (a test that connects to localhost reaches the same addresses), CA bundle and pip index.
         for name in ("etc/hosts", "etc/resolv.conf", "etc/pip.conf", "etc/ssl/certs/ca-certificates.crt"):
             if (Path("/") / name).exists():
                 (ROOT / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(Path("/") / name, ROOT / name)
         if Path("/etc/xdg/pip").is_dir():
             shutil.copytree("/etc/xdg/pip", ROOT / "etc/xdg/pip", dirs_exist_ok=True)
-        say(f"installing {' '.join(PACKAGES)} in the sid root")
-        # sid's Release file is often older than apt's validity window.
-        env = "DEBIAN_FRONTEND=noninteractive"
-        run("chroot", str(ROOT), "sh", "-c", "apt-get -qq -o Acquire::Check-Valid-Until=false update && "
-            f"{env} apt-get install -y -qq --no-install-recommends {' '.join(PACKAGES)}")
-        # The host's CA bundle again: installing ca-certificates rewrote the root's.
-        if Path("/etc/ssl/certs/ca-certificates.crt").exists():
-            shutil.copy("/etc/ssl/certs/ca-certificates.crt", ROOT / "etc/ssl/certs/ca-certificates.crt")
 
 
 def _unmount() -> None:
