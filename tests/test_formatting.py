@@ -12,7 +12,7 @@ It runs three ways:
 * ``native`` on this interpreter (3.11+): built-in groups, ``traceback`` module;
 * ``native`` on the newest CPython here (3.15), the reference layout;
 * on 3.11 and 3.12, ``ours`` without the switch too: the standard library's
-  formatter with the ``show_group`` exceptstar adds, checked against 3.13's.
+  formatter with the ``show_group`` exceptstar adds, checked against the newest's.
 
 On 3.13+ ours and this interpreter's native text must be byte-identical (on
 3.11 and 3.12 up to the caret lines: a SyntaxError's are 3.15's).  On every

@@ -1,4 +1,4 @@
-"""Every rule of CPython 3.13's exception groups that its own tests and the random trees do not reach.
+"""Every rule of the newest CPython's exception groups that its own tests and the random trees do not reach.
 
 Each snippet runs twice: here with exceptstar's pure classes, and in the newest
 native interpreter with the built-ins (all snippets in one subprocess).  The
