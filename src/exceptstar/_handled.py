@@ -33,6 +33,16 @@ def _bind_set_handled() -> "Callable[[BaseException], None]":
 
 
 def _bind() -> "Callable[[BaseException], None]":
+    if sys.implementation.name == "pypy":
+        # PyPy has no C API to call through ctypes; its own hook sets the exception that the
+        # running except block handles, which PyPy restores when the block ends, as CPython does.
+        import __pypy__  # type: ignore[import-not-found]
+
+        def set_handled_pypy(exc: BaseException) -> None:
+            __pypy__.set_exc_info(type(exc), exc, exc.__traceback__)
+
+        return set_handled_pypy
+
     import ctypes
 
     api = ctypes.pythonapi
@@ -80,5 +90,7 @@ def _bind_on_first_use(exc: BaseException) -> None:
 
 
 # Make an exception the exception of the `except` block that is running.
-# Look it up on this module at each use: it is replaced on first use.
-set_handled: "Callable[[BaseException], None]" = _bind_on_first_use
+# Look it up on this module at each use: it is replaced on first use.  (A type
+# comment, not an annotation: PyPy 3.9 refuses an annotated name that a
+# function declares global.)
+set_handled = _bind_on_first_use  # type: Callable[[BaseException], None]
