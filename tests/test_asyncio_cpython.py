@@ -62,6 +62,7 @@ def _test_dir() -> Path | None:
     tests = folder(exe) if exe is not None else None
     return tests / "test_asyncio" if tests is not None else None
 
+
 # Whole test classes that cannot run before a version, and why.
 EAGER = "test_taskgroups.TestEagerTaskTaskGroup"
 SKIPPED_CLASSES: dict[str, tuple[tuple[int, int], str]] = {
