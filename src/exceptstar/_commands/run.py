@@ -13,7 +13,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import CodeType
-    from typing import Any, Callable, Dict, List, Optional
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 def run(args: "List[str]") -> int:
     from exceptstar._compiler import hook
@@ -133,6 +133,17 @@ def _as_file_runner_reads(source: bytes, path: str) -> bytes:
         import re
 
         source = re.sub(rb"\0[^\n]*\n?", b"", source)
+    found = _cookie(source) if _CODEC_ERRORS_SHOWN else None
+    if found is not None:
+        name, lineno, end = found
+        try:
+            source[:end].decode(name)
+        except UnicodeDecodeError as error:
+            # 3.14.7+ decode the lines read to find the cookie with its codec too.
+            line = source[source.rfind(b"\n", 0, end - 1) + 1:end].decode(name, "replace")
+            raise SyntaxError(f"(unicode error) {error}", (path, lineno, 0, line)) from None
+        except LookupError:
+            pass  # no such text codec: reported below, as the tokenizer reports it
     import io
     import tokenize
 
@@ -165,6 +176,27 @@ def _as_file_runner_reads(source: bytes, path: str) -> bytes:
 _CODEC_ERRORS_SHOWN = sys.version_info >= (3, 14, 7)
 
 
+def _cookie(source: bytes) -> "Optional[Tuple[str, int, int]]":
+    """The codec a coding cookie names as written, its line number and where that line ends:
+    the first line's cookie, or the second's after a blank or comment line; None with a BOM."""
+    import tokenize
+
+    start = 0
+    for lineno in (1, 2):
+        end = source.find(b"\n", start) + 1 or len(source)
+        line = source[start:end]
+        # A pattern of bytes from 3.14 on, of text before.
+        match = tokenize.cookie_re.match(line if isinstance(tokenize.cookie_re.pattern, bytes)
+                                         else line.decode("latin-1"))
+        if match and not source.startswith(b"\xef\xbb\xbf"):
+            name = match.group(1)
+            return name.decode("latin-1") if isinstance(name, bytes) else name, lineno, end
+        if match or not tokenize.blank_re.match(source[start:end]):
+            return None
+        start = end
+    return None
+
+
 def _codec_problem(message: str, name: str, source: bytes, path: str) -> SyntaxError:
     """The SyntaxError ``python FILE`` gives when the codec its cookie names fails: the codec's
     ``message`` (3.14.7+), else an "encoding problem" naming the codec (``name``)."""
@@ -184,6 +216,16 @@ def _codec_problem(message: str, name: str, source: bytes, path: str) -> SyntaxE
 def _as_file_runner_reports(error: SyntaxError, source: bytes, path: str) -> SyntaxError:
     """``error``, compile's for a script's ``source``, as ``python FILE`` reports it."""
     if error.msg.startswith("Non-UTF-8 code ") and " in file " not in error.msg:
+        found = _cookie(source) if _CODEC_ERRORS_SHOWN else None
+        if found is not None and error.lineno and found[0][:12].lower().replace("_", "-") in ("utf-8", "utf-8-"):
+            # Under a UTF-8 cookie (the tokenizer's own normal name for one: "utf8" is
+            # another codec to it), 3.14.7+ decode line by line and report the codec's error.
+            line = source.split(b"\n")[error.lineno - 1]
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as decode_error:
+                return SyntaxError(f"(unicode error) {decode_error}",
+                                   (path, error.lineno, 0, line.decode("utf-8", "replace")))
         # The tokenizer's words for a byte that is not UTF-8 name the file it reads from (3.14+
         # compile's are those words; before, compile reported a codec error instead).
         error.msg = error.msg.replace(" on line ", f" in file {path} on line ", 1)
