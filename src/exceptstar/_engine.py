@@ -17,7 +17,7 @@ an exception arriving in the middle (``interrupted``) loses nothing.
 import builtins
 import sys
 
-from exceptstar import _classes, _frames, _groups, _handled
+from exceptstar import _classes, _frames, _groups, _handled, _spans
 from exceptstar._groups import MAX_DEPTH, SPLIT_TOO_DEEP, subset
 from exceptstar._rules import real_issubclass
 
@@ -56,8 +56,11 @@ def _native_wrapper_traceback() -> bool:
     return _WRAPPER_TRACEBACK
 
 
-def _wrap_in_frame(exc: BaseException) -> BaseException:
-    """``_wrap(exc)``, with the traceback CPython gives it: one entry, the user's frame where it is now."""
+def _wrap_in_frame(exc: BaseException, end: "Optional[int]") -> BaseException:
+    """``_wrap(exc)``, with the traceback CPython gives it: one entry, the user's frame where it is now.
+
+    The entry spans the clause, to its line ``end`` (``_spans``).
+    """
     group = _wrap(exc)
     if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
         frame = _frames.user_frame(sys._getframe(2))
@@ -65,7 +68,8 @@ def _wrap_in_frame(exc: BaseException) -> BaseException:
             from types import TracebackType
 
             # No instruction: 3.11+ show the line alone, as CPython its clause (carets need positions).
-            group.__traceback__ = TracebackType(None, frame, -1, frame.f_lineno)
+            lineno = frame.f_lineno
+            group.__traceback__ = TracebackType(None, frame, _spans.lasti(end, lineno), lineno)
     return group
 
 
@@ -127,9 +131,10 @@ class Star:
     raised it at that point, and the statement finished with nothing lost.
     """
 
-    __slots__ = ("_alone", "_done", "_orig", "_raised", "_rest")
+    __slots__ = ("_alone", "_done", "_ends", "_orig", "_raised", "_rest")
 
-    def __init__(self, exc: "Optional[BaseException]" = None) -> None:
+    def __init__(self, exc: "Optional[BaseException]" = None,
+                 ends: "Optional[Tuple[int, ...]]" = None) -> None:
         if exc is None:
             # The transformed statement passes nothing: an `except ... as name`
             # would cost one more of CPython's 20 nested blocks at every level.
@@ -150,6 +155,9 @@ class Star:
         # invalid clause, a bad split() result, an error of a group's own
         # split() or derive().
         self._alone: Optional[BaseException] = None
+        # The last line of each clause, from the compiler: where the traceback
+        # entries made at a clause's match end (``_spans``).
+        self._ends = ends
 
     def match(self, types: object) -> "Optional[BaseException]":
         """Check the clause's ``types`` and take from what is left what they match.
@@ -174,7 +182,8 @@ class Star:
             full = rest is not None and _given_matches(type(rest), types)
         part: Optional[BaseException] = None
         if full:
-            part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(rest)  # type: ignore[arg-type]
+            part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(
+                rest, self._clause_end(self._done + 1))  # type: ignore[arg-type]
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
@@ -203,6 +212,11 @@ class Star:
         # taken (its part then counts as handled) or not taken at all.
         self._rest, self._done = rest, self._done + 1
         return part
+
+    def _clause_end(self, clause: int) -> "Optional[int]":
+        """The last line of clause ``clause`` (1-based), if the compiler said."""
+        ends = self._ends
+        return ends[clause - 1] if ends is not None and 0 < clause <= len(ends) else None
 
     def _refuse(self, message: str, kind: "Type[Exception]" = TypeError) -> Exception:
         """The error that propagates alone, as the C checks' errors do."""
@@ -301,11 +315,29 @@ def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
         # (the clause's types expression, a NameError say), which natively
         # propagates alone too.  After match() returned, it is an interrupt.
         _frames.strip(exc)  # type: ignore[arg-type]
+        if clause and exc is star._alone:
+            _span_clause(exc, star._clause_end(clause))  # type: ignore[arg-type]
         return None
     star._raised += (_frames.strip(exc),)  # type: ignore[arg-type,operator]
     if clause:
         star._done = clause
     return star
+
+
+def _span_clause(exc: BaseException, end: "Optional[int]") -> None:
+    """Give the entry of the statement's frame in ``exc``'s traceback the span of the clause that failed.
+
+    Natively the clause's match fails there, its entry spanning the clause.
+    The entry is made anew (their fields are read-only) and made the handled
+    exception's too: before 3.11 a bare ``raise`` re-raises that traceback.
+    """
+    tb = exc.__traceback__
+    if tb is None or tb.tb_frame is not sys._getframe(2):
+        return
+    lasti = _spans.lasti(end, tb.tb_lineno)
+    if lasti != -1:
+        exc.__traceback__ = type(tb)(tb.tb_next, tb.tb_frame, lasti, tb.tb_lineno)
+        _handled.set_handled(exc)
 
 
 def _in_match(exc: BaseException) -> bool:

@@ -4,7 +4,7 @@ import _ast as ast  # the node classes, without the ast module's imports (see re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, List
+    from typing import Any, Dict, List, Tuple
 
 
 def position_all(nodes: "List[Any]", at: "Dict[str, int]") -> None:
@@ -40,3 +40,12 @@ def keyword_position(where: "Any") -> "Dict[str, int]":
     """
     lineno, col = where.lineno, where.col_offset
     return {"lineno": lineno, "col_offset": col, "end_lineno": lineno, "end_col_offset": col + len("except")}
+
+
+def clause_ends(handlers: "List[Any]") -> "Tuple[int, ...]":
+    """The last line of each clause: its handler's last statement (the keyword's line, in a tree without ends).
+
+    CPython's match of a clause has the whole clause's position, so its
+    traceback entries span these lines.
+    """
+    return tuple(getattr(handler, "end_lineno", None) or handler.lineno for handler in handlers)
