@@ -63,6 +63,11 @@ for name in ("TracebackException", "format_exception", "format_exception_only",
              "print_exception", "print_exc", "format_exc"):
     setattr(traceback, name, getattr(formatting, name))
 
+if sys.argv[2:] == ["own search"]:
+    # Our search for near misses, which interpreters before 3.15 use, in place of 3.15's.
+    from exceptstar._printing import suggestions
+    suggestions._NEWEST = False
+
 from test import test_traceback
 
 names = json.loads(sys.argv[1])
@@ -133,6 +138,19 @@ def test_cpython(name: str, results: Dict[str, str]) -> None:
     if outcome.startswith("skipped: "):
         pytest.skip(outcome)
     assert outcome == "ok", outcome
+
+
+@pytest.mark.needs_processes
+def test_our_near_miss_search_passes_the_suggestion_tests() -> None:
+    exe = native_python()
+    assert exe is not None
+    names = [name for name in SELECTED if name.startswith("PurePythonSuggestionFormattingTests.")]
+    if not names:
+        pytest.skip("no CPython 3.11+ standard library on this machine")
+    proc = run_python(exe, RUNNER, pure=True, args=(json.dumps(names), "own search"), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    outcomes = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert {name: text for name, text in outcomes.items() if text != "ok"} == {}
 
 
 @pytest.mark.needs_processes

@@ -337,6 +337,26 @@ def spam():
     import spam
 
 
+class Method:
+    blech = 1
+    _private = 2
+
+    def unqualified(self):
+        return blech
+
+    def own_private(self):
+        return self.privat
+
+
+class Many:
+    pass
+
+
+for i in range(800):
+    setattr(Many, f"name{i}", i)
+Many.blech = 1
+
+
 CASES = {  # name -> (what raises, the first version whose interpreter tells what 3.15 says)
     "push": (lambda: [].push, (3, 10)),
     "subclass": (lambda: Seq().concat, (3, 10)),
@@ -347,10 +367,17 @@ CASES = {  # name -> (what raises, the first version whose interpreter tells wha
     "float": (lambda: (1.5).__or__, (3, 10)),
     "stdlib name": (missing_stdlib, (3, 10)),
     "stdlib module": (spam, (3, 10)),
-    "near miss": (lambda: Near().blach, (3, 12)),
-    "nested": (lambda: Outer().value, (3, 12)),
-    "not ascii": (unknown_name, (3, 12)),
+    "near miss": (lambda: Near().blach, (3, 10)),
+    "case": (lambda: Near().Blech, (3, 10)),
+    "nested": (lambda: Outer().value, (3, 10)),
+    "not ascii": (unknown_name, (3, 10)),
+    "not normalized": (lambda: getattr(Near(), "\uff42lech"), (3, 10)),
+    "self": (lambda: Method().unqualified(), (3, 10)),
+    "own private": (lambda: Method().own_private(), (3, 10)),
+    "private outside": (lambda: Method().privat, (3, 10)),
+    "too many": (lambda: Many().blach, (3, 10)),
     "import from": (lambda: exec("from sys import getrecursionlimt"), (3, 12)),
+    "module": (lambda: __import__("jsom"), (3, 15)),
     "none": (lambda: Near().zzzzzzzz, (3, 8)),
 }
 out = {}
@@ -378,4 +405,4 @@ def test_hints_as_the_newest_cpython() -> None:
         else:
             # The interpreter cannot tell (no name or object on the error, no near misses computed).
             assert text == plain, name
-    assert sum(theirs[name][0] != theirs[name][2] for name in theirs) >= 12
+    assert sum(theirs[name][0] != theirs[name][2] for name in theirs) >= 18
