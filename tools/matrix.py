@@ -1,4 +1,4 @@
-"""Run the whole test suite on every CPython 3.8-3.15 found on this machine, and on Pyodide.
+"""Run the whole test suite on every CPython 3.8-3.15 found on this machine, on PyPy and on Pyodide.
 
 One virtual environment per interpreter under ``.venvs/`` (``$EXCEPTSTAR_VENVS``
 to put them elsewhere), exceptstar installed into it (editable) with the test
@@ -15,6 +15,9 @@ Native CPython 3.14 and 3.15 come from Debian sid when pyenv and PATH have none:
 only) and the environments of those two are made and run inside it, at the same
 paths.  The newest native interpreter is the tests' reference.
 
+PyPy runs the suite too (``pypy3.9``: Debian 12's ``pypy3``, installed with apt-get where it
+is missing; ``pypy3.11``: the sid root's).
+
 Pyodide is a platform of its own (CPython 3.14 compiled to WebAssembly, the npm
 package ``pyodide`` run by Node.js; listed as ``pyodide``): the package is
 installed into ``.venvs/`` with npm, the test extra's pure-Python wheels with
@@ -27,7 +30,7 @@ Prints each step as it starts, one summary line per interpreter and a closing
 when no interpreter below 3.11 or none from 3.11 on is found: the project
 exists to bridge the two.
 
-    python3 tools/matrix.py [--only 3.10] [--only pyodide] [--jobs N] [pytest args...]
+    python3 tools/matrix.py [--only 3.10] [--only pypy3.9] [--only pyodide] [--jobs N] [pytest args...]
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ HEAVY_EXTRAS = {(3, 10): ["heavy"], (3, 13): ["heavy"]}
 # host (the sid root's environments run only inside it).
 NAMED_BY_TESTS = ["3.13"]
 PYODIDE = "pyodide"
+PYPY_PACKAGES = ["pypy3", "pypy3-venv", "pypy3-dev"]
 PYODIDE_VERSION = "314.0.7"
 PYODIDE_RUNNER = ROOT / "tools" / "pyodide.mjs"
 # The test extra's packages that Pyodide can run: pure-Python wheels.  Trio refuses the
@@ -93,15 +97,17 @@ class Target(NamedTuple):
     version: Version
     exe: str
     kind: str  # "host": an interpreter of this machine; "sid": the sid root's wrapper; PYODIDE
+    implementation: str = "CPython"
 
     @property
     def title(self) -> str:
-        return f"CPython {name(self.version)}" + {"host": "", "sid": " (native, Debian sid)",
-                                                   PYODIDE: " (Pyodide)"}[self.kind]
+        return f"{self.implementation} {name(self.version)}" + {"host": "", "sid": " (native, Debian sid)",
+                                                                  PYODIDE: " (Pyodide)"}[self.kind]
 
     @property
     def venv(self) -> Path:
-        return VENVS / (f"py{self.version[0]}{self.version[1]}" + ("-pyodide" if self.kind == PYODIDE else ""))
+        prefix = "pypy" if self.implementation == "PyPy" else "py"
+        return VENVS / (f"{prefix}{self.version[0]}{self.version[1]}" + ("-pyodide" if self.kind == PYODIDE else ""))
 
     def command(self, python: Path) -> list[str]:
         """How the host runs ``python``, an interpreter of this target's environment."""
@@ -354,6 +360,28 @@ class Matrix:
         self.progress.stopped.set()
 
 
+def find_pypys() -> dict[Version, str]:
+    """PyPy 3.9 (Debian 12's ``pypy3``, installed with apt-get where it is missing) and PyPy 3.11
+    (the sid root's), by the Python version each implements."""
+    # The headers too: the test extra has packages that PyPI has as source only for PyPy (psutil).
+    if sid.usable() and (shutil.which("pypy3") is None or not list(Path("/usr/include").glob("pypy3*/Python.h"))):
+        print("matrix: installing Debian's pypy3 (and its venv and headers) with apt-get", flush=True)
+        for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *PYPY_PACKAGES]):
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    found: dict[Version, str] = {}
+    for exe in (shutil.which("pypy3"), str(sid.wrapper("pypy3.11"))):
+        if exe is None or not Path(exe).exists():
+            continue
+        try:
+            out = subprocess.run([exe, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True,
+                                 text=True, timeout=60).stdout.split()
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if len(out) == 2:
+            found.setdefault((int(out[0]), int(out[1])), exe)
+    return found
+
+
 def find_targets() -> dict[str, Target]:
     """Every CPython 3.8-3.15 found (the sid root made first where it can be), and Pyodide where Node.js is."""
     if sid.usable() and not {(3, 14), (3, 15)} <= find_interpreters().keys():
@@ -365,6 +393,9 @@ def find_targets() -> dict[str, Target]:
     for version, exe in sorted(find_interpreters().items()):
         kind = "sid" if Path(exe).parent == sid.BIN else "host"
         targets[name(version)] = Target(name(version), version, exe, kind)
+    for version, exe in sorted(find_pypys().items()):
+        kind = "sid" if Path(exe).parent == sid.BIN else "host"
+        targets[f"pypy{name(version)}"] = Target(f"pypy{name(version)}", version, exe, kind, "PyPy")
     if node():
         targets[PYODIDE] = Target(PYODIDE, (3, 14), PYODIDE, PYODIDE)
     return targets
@@ -375,7 +406,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                      allow_abbrev=False)
     parser.add_argument("--only", action="append", default=[], metavar="3.X",
-                        help="run only these targets (3.X or pyodide; repeatable); the others' environments "
+                        help="run only these targets (3.X, pypy3.X or pyodide; repeatable); the others' environments "
                              "are not built")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="targets tested at once (default: one per core, %(default)s here)")
@@ -386,7 +417,8 @@ def main() -> int:
     targets = find_targets()
     found = [target.label + (" (sid)" if target.kind == "sid" else "") for target in targets.values()]
     print(f"matrix: found {' '.join(found) or 'none'}", flush=True)
-    natives = [target.version for target in targets.values() if target.kind != PYODIDE]
+    natives = [target.version for target in targets.values()
+               if target.kind != PYODIDE and target.implementation == "CPython"]
     if not any(v < (3, 11) for v in natives) or not any(v >= (3, 11) for v in natives):
         print("matrix: need at least one CPython below 3.11 and one from 3.11 on")
         return 2

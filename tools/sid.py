@@ -32,7 +32,7 @@ BIN = HOME / "bin"
 MIRROR = "http://deb.debian.org/debian"
 # Node.js for pyright, whose PyPI package runs the machine's node (it cannot download its own here).
 PACKAGES = ["python3.14", "python3.14-venv", "python3.15", "python3.15-venv", "libpython3.14-testsuite",
-            "libpython3.15-testsuite", "pypy3", "pypy3-venv", "ca-certificates", "nodejs"]
+            "libpython3.15-testsuite", "pypy3", "pypy3-venv", "pypy3-dev", "ca-certificates", "nodejs"]
 # Every interpreter's name inside the root, and the wrapper's name outside.
 COMMANDS = {"python3.14": "/usr/bin/python3.14", "python3.15": "/usr/bin/python3.15", "pypy3.11": "/usr/bin/pypy3"}
 # The host's folders a test may name: everything at the top but the operating system's own

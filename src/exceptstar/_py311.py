@@ -67,7 +67,9 @@ def provide() -> None:
     _classes.provide_classes()
     if not hasattr(sys, "exception"):
         sys.exception = exception  # type: ignore[attr-defined]
-    if "add_note" not in vars(BaseException):
+    # PyPy's built-in types take no new attribute, by any route: there ``exceptstar.add_note``
+    # is the way (docs/explanation/differences.md).
+    if "add_note" not in vars(BaseException) and sys.implementation.name != "pypy":
         _add_to_builtin_type(BaseException, "add_note", add_note)
 
 
