@@ -56,10 +56,13 @@ def _native_wrapper_traceback() -> bool:
     return _WRAPPER_TRACEBACK
 
 
-def _wrap_in_frame(exc: BaseException, end: "Optional[int]") -> BaseException:
+_SPANS, _SPAN_BASE = _spans.CARRIED, _spans.BASE
+
+
+def _wrap_in_frame(exc: BaseException, ends: "Optional[Tuple[int, ...]]", clause: int) -> BaseException:
     """``_wrap(exc)``, with the traceback CPython gives it: one entry, the user's frame where it is now.
 
-    The entry spans the clause, to its line ``end`` (``_spans``).
+    The entry spans the clause (``_spans``): to ``ends[clause]``, when the compiler gave the clauses' ends.
     """
     group = _wrap(exc)
     if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
@@ -68,8 +71,11 @@ def _wrap_in_frame(exc: BaseException, end: "Optional[int]") -> BaseException:
             from types import TracebackType
 
             # No instruction: 3.11+ show the line alone, as CPython its clause (carets need positions).
+            # Before, the clause's last line, by _spans.lasti written out: this runs on every naked
+            # exception a clause takes.
             lineno = frame.f_lineno
-            group.__traceback__ = TracebackType(None, frame, _spans.lasti(end, lineno), lineno)
+            end = ends[clause] if ends is not None and _SPANS else lineno
+            group.__traceback__ = TracebackType(None, frame, _SPAN_BASE - end if end > lineno else -1, lineno)
     return group
 
 
@@ -183,7 +189,7 @@ class Star:
         part: Optional[BaseException] = None
         if full:
             part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(
-                rest, self._clause_end(self._done + 1))  # type: ignore[arg-type]
+                rest, self._ends, self._done)  # type: ignore[arg-type]
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
@@ -212,11 +218,6 @@ class Star:
         # taken (its part then counts as handled) or not taken at all.
         self._rest, self._done = rest, self._done + 1
         return part
-
-    def _clause_end(self, clause: int) -> "Optional[int]":
-        """The last line of clause ``clause`` (1-based), if the compiler said."""
-        ends = self._ends
-        return ends[clause - 1] if ends is not None and 0 < clause <= len(ends) else None
 
     def _refuse(self, message: str, kind: "Type[Exception]" = TypeError) -> Exception:
         """The error that propagates alone, as the C checks' errors do."""
@@ -316,7 +317,7 @@ def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
         # propagates alone too.  After match() returned, it is an interrupt.
         _frames.strip(exc)  # type: ignore[arg-type]
         if clause and exc is star._alone:
-            _span_clause(exc, star._clause_end(clause))  # type: ignore[arg-type]
+            _span_clause(exc, None if star._ends is None else star._ends[clause - 1])  # type: ignore[arg-type]
         return None
     star._raised += (_frames.strip(exc),)  # type: ignore[arg-type,operator]
     if clause:

@@ -21,25 +21,26 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # Only 3.8-3.10's printing reads it: on 3.11+ entries keep -1, an entry with no instruction.
 CARRIED = sys.version_info < (3, 11)
-_BASE = -(1 << 30)
+# An entry's tb_lasti is BASE less the last line: lines run far below 1 << 30.
+BASE = -(1 << 30)
 
 
 def lasti(end: "Optional[int]", lineno: int) -> int:
     """The ``tb_lasti`` of an entry at ``lineno`` whose clause ends at line ``end`` (None: not known)."""
-    if not CARRIED or end is None or not lineno < end < -_BASE:
+    if not CARRIED or end is None or not lineno < end < -BASE:
         return -1
-    return _BASE - end
+    return BASE - end
 
 
 def end_line(lasti: int) -> "Optional[int]":
     """The last line that an entry's ``tb_lasti`` carries, or None: an entry of one line."""
-    return _BASE - lasti if lasti <= _BASE else None
+    return BASE - lasti if lasti <= BASE else None
 
 
 def spans_lines(tb: "Optional[TracebackType]") -> bool:
     """Whether an entry of ``tb`` carries a last line: what the interpreter's own printing would not show."""
     while tb is not None:
-        if tb.tb_lasti <= _BASE:
+        if tb.tb_lasti <= BASE:
             return True
         tb = tb.tb_next
     return False

@@ -64,10 +64,11 @@ clause's machinery that of its ``except*`` line), so tracebacks, line events
 and coverage only ever see the user's lines.  ``Star`` takes the exception
 from ``sys.exc_info()`` and the last line of each clause, ``Ek``: where the
 traceback entries made at a clause's match end (``exceptstar._spans``), a
-constant, so that it is in the code itself and in its bytecode cache.  Transformed modules also get
-``ExceptionGroup`` and ``BaseExceptionGroup`` in their globals (unless they
-bind them) and, before 3.11, ``exc.add_note(...)`` on every exception.
-The names reached through ``__exceptstar__`` are those of ``runtime``.
+constant, so that it is in the code itself and in its bytecode cache.
+Transformed modules also get ``ExceptionGroup`` and ``BaseExceptionGroup`` in
+their globals (unless they bind them) and, before 3.11, ``exc.add_note(...)``
+on every exception.  The names reached through ``__exceptstar__`` are those of
+``runtime``.
 """
 
 # The node classes themselves (``ast`` re-exports them): the ``ast`` module's own
