@@ -262,7 +262,10 @@ def ensure_venv(target: Target, lint: bool, progress: Progress) -> Path:
             progress.step(label, "upgrading pip", log)
             run(*pip, "--upgrade", "pip")
         progress.step(label, f"installing exceptstar[{','.join(extras)}]", log)
-        run(*pip, "-e", f"{ROOT}[{','.join(extras)}]")
+        # PyPI has newer releases of some test tools (Hypothesis) for PyPy as sources that need a
+        # Rust toolchain and the network to build: PyPy takes the newest wheel instead.
+        binary = ["--prefer-binary"] if target.implementation == "PyPy" else []
+        run(*pip, *binary, "-e", f"{ROOT}[{','.join(extras)}]")
     stamp_file.write_text(stamp)
     progress.step(label, f"{shown(venv)} built in {time.monotonic() - start:.0f} s")
     return python
