@@ -6,6 +6,7 @@ tree of only what must be rewritten: the functions that hold a star, and the
 module-level code unless the code is a module's own (an import).  Every other
 function's code is the native compile's, put in place of a stub.  Each part
 is checked to be the one the whole tree would give, or the whole tree is used.
+CPython only: PyPy compiles the whole tree.
 """
 
 import builtins
@@ -52,6 +53,11 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     the functions that hold a star can be told from the text, the native
     compile leaves them out (``_stars_apart``).
     """
+    if sys.implementation.name == "pypy":
+        # Swapping code objects and making constants of separate compiles one
+        # object is CPython's (its code objects and their constant merging): on
+        # PyPy the whole tree is compiled.
+        return None
     native_module = module and _names_in_ascii(text) and "ExceptionGroup" not in text
     if not (native_module or _stubbing_pays(text, [])):  # [] : at best, all starred lines left out
         return None

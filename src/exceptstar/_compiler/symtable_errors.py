@@ -9,8 +9,11 @@ symbol table visits the tree, among its own errors (``nonlocal``, duplicate
 parameters).  ``first_error`` gives the one 3.14+ raise first at that stage:
 the running symbol table's (its words made 3.15's) or one of those checks.
 Only asked when an error is raised anyway, so it costs nothing otherwise.
+PyPy has no ``symtable`` (no ``_symtable``): there the running symbol table's
+error is told apart from the code generator's in a native compile by its words.
 """
 
+import builtins
 import sys
 
 TYPE_CHECKING = False
@@ -29,6 +32,18 @@ _IN_ANNOTATION = {"Await": "await expression", "Yield": "yield expression", "Yie
 _AFTER_VISIT = ("no binding for nonlocal ", "nonlocal declaration not allowed at module level")
 # Errors of the future statement's pass, which runs before the symbol table.
 _FUTURE = ("from __future__ imports must occur", "future feature ", "not a chance")
+# The symbol table's own errors (3.8-3.10's, PyPy's the same words): on PyPy, a
+# native compile's error is the symbol table's when it is one of these.
+_SYMBOL_TABLE = (
+    r"name '.*' is (parameter and (global|nonlocal)|nonlocal and global"
+    r"|assigned to before (global|nonlocal) declaration|used prior to (global|nonlocal) declaration)"
+    r"|annotated name '.*' can't be (global|nonlocal)|no binding for nonlocal '.*' found"
+    r"|nonlocal declaration not allowed at module level|duplicate argument '.*' in function definition"
+    r"|import \* only allowed at module level|'yield' inside .*"
+    r"|assignment expression (cannot be used in a comprehension iterable expression"
+    r"|cannot rebind comprehension iteration variable '.*'|within a comprehension cannot be used in a class body)"
+    r"|comprehension inner loop cannot rebind assignment expression target '.*'"
+)
 
 
 def newest_words(error: SyntaxError) -> SyntaxError:
@@ -48,11 +63,9 @@ def from_future(error: SyntaxError) -> bool:
 def first_error(tree: "ast.AST", rewritten: str, filename: str, mode: str) -> "Optional[SyntaxError]":
     """The first error of 3.14+'s passes before the code generator for ``tree`` (the
     checked tree of ``rewritten``, the source as the running parser reads it), or None."""
-    import symtable
-
     running = None
     try:
-        symtable.symtable(rewritten, filename, mode)
+        _symbol_table(rewritten, filename, mode)
     except SyntaxError as error:
         running = newest_words(error)
     walk = _Walk()
@@ -67,6 +80,22 @@ def first_error(tree: "ast.AST", rewritten: str, filename: str, mode: str) -> "O
     if sys.version_info >= (3, 10):
         details += (node.end_lineno, node.end_col_offset + 1)
     return SyntaxError(msg, details)
+
+
+def _symbol_table(source: str, filename: str, mode: str) -> None:
+    """Raises the running symbol table's first error for ``source``, if any."""
+    try:
+        import symtable
+    except ImportError:  # PyPy
+        import re
+
+        try:
+            builtins.compile(source, filename, mode, 0, True)
+        except SyntaxError as error:
+            if re.fullmatch(_SYMBOL_TABLE, error.msg or ""):
+                raise
+        return
+    symtable.symtable(source, filename, mode)
 
 
 class _Walk:
