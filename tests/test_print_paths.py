@@ -141,7 +141,7 @@ ANY_FILE = re.compile(r'^(?P<margin>.*?)File "(?P<file>[^"]+)", line \d+')
 
 def structure(text: str, program: Path) -> str:
     """The text less carets, prompts, addresses and frames outside the program."""
-    text = re.sub(r"^(?:>>> |\.\.\. )+", "", text, flags=re.M)
+    text = re.sub(r"^(?:>>>>? |\.\.\.\.? )+", "", text, flags=re.M)  # PyPy's prompts: >>>> and ....
     text = re.sub(r" at 0x[0-9a-f]+", " at 0x...", text)
     text = re.sub(r"Exception in thread Thread-(\d+) \(\w+\):", r"Exception in thread Thread-\1:", text)
     lines = without_carets(text).splitlines(True)

@@ -197,7 +197,7 @@ def test_long_chains() -> None:
 @pytest.mark.skipif(sys.version_info >= (3, 11), reason="the hooks are patched on 3.8-3.10 only")
 def test_hooks_never_raise() -> None:
     code = textwrap.dedent('''
-        import sys, threading, types
+        import gc, sys, threading, types
         from exceptstar import ExceptionGroup
         from exceptstar._printing import formatting
 
@@ -234,10 +234,12 @@ def test_hooks_never_raise() -> None:
             raise ExceptionGroup("thread", [Hostile()])
 
         InDel()
+        gc.collect()  # PyPy finalizes only when its collector runs
         unraisable(BadRepr())
         run(fail)
         formatting.TracebackException.format = broken
         InDel()
+        gc.collect()
         run(fail)
         sys.excepthook(ExceptionGroup, ExceptionGroup("hook", [Hostile()]), None)
     ''')
@@ -391,6 +393,15 @@ print(json.dumps(out))
 '''
 
 
+def interpreter_tells(name: str, since: list[int]) -> bool:
+    """Whether this interpreter gives the error what the hint of case ``name`` needs."""
+    if sys.version_info >= tuple(since):
+        return True
+    # PyPy 3.9 names the missing attribute or name and the object (.name, .obj)
+    # as 3.10 does, but has no sys.stdlib_module_names.
+    return sys.implementation.name == "pypy" and tuple(since) == (3, 10) and not name.startswith("stdlib")
+
+
 @pytest.mark.needs_processes
 def test_hints_as_the_newest_cpython() -> None:
     ours = run_python(sys.executable, HINTS, pure=True)
@@ -400,7 +411,7 @@ def test_hints_as_the_newest_cpython() -> None:
     mine, theirs = json.loads(ours.stdout), json.loads(newest.stdout)
     assert sorted(mine) == sorted(theirs)
     for name, (text, since, plain) in mine.items():
-        if sys.version_info >= tuple(since):
+        if interpreter_tells(name, since):
             assert text == theirs[name][0], name
         else:
             # The interpreter cannot tell (no name or object on the error, no near misses computed).

@@ -51,7 +51,9 @@ def adopt() -> int:
     rebound = 0
     for name, module in list(sys.modules.items()):
         # The defining module keeps its classes: their methods look them up there.
-        if name == _DEFINING_MODULE or not isinstance(module, type(sys)):
+        # type(), not isinstance: PyPy's cffi libraries (_cffi_backend.Lib) claim
+        # to be modules through __class__ but have no module namespace.
+        if name == _DEFINING_MODULE or not issubclass(type(module), type(sys)):
             continue
         namespace = _namespace_of(module)
         if targets.isdisjoint(map(id, namespace.values())):

@@ -209,8 +209,31 @@ def _thread_excepthook(args: "Any") -> None:
             stream.flush()
             return
     except Exception:
-        pass
+        _ORIGINALS["threading.failsafe"](args)
+        return
     original(args)
+
+
+def _thread_failsafe(args: "Any") -> None:
+    """After a failure of ours where the default ``threading.excepthook`` is threading's own.
+
+    That hook (PyPy 3.9's) prints through ``traceback``, that is through the
+    formatter that just failed: the header is written here, then whatever
+    the interpreter's ``sys.__excepthook__`` prints (PyPy's falls back to the
+    exception's last line when ``traceback`` fails).
+    """
+    stream = sys.stderr
+    if stream is None:
+        return
+    if args.thread is not None:
+        name = args.thread.name
+    else:
+        import _thread
+
+        name = _thread.get_ident()
+    stream.write(f"Exception in thread {name}:\n")
+    stream.flush()
+    sys.__excepthook__(args.exc_type, args.exc_value, args.exc_traceback)
 
 
 def _patch_threading(module: "ModuleType") -> None:
@@ -219,8 +242,15 @@ def _patch_threading(module: "ModuleType") -> None:
         import _thread
 
         default = getattr(_thread, "_excepthook", None)
+    failsafe = default
+    if default is None and getattr(module.excepthook, "__module__", None) == "threading":
+        # PyPy 3.9 has no _thread._excepthook: its default is threading's
+        # own, which prints through traceback and so through us.
+        default = module.excepthook
+        failsafe = _thread_failsafe
     if module.excepthook is default:
         _ORIGINALS["threading.excepthook"] = default
+        _ORIGINALS["threading.failsafe"] = failsafe
         module.excepthook = _thread_excepthook  # type: ignore[attr-defined]
 
 
