@@ -185,6 +185,9 @@ UNREADABLE_GAPS = {
         name in UNREADABLE_GAPS and sys.version_info < UNREADABLE_GAPS[name][0], strict=True,
         reason=UNREADABLE_GAPS.get(name, ((), ""))[1]))
     for name in sorted(UNREADABLE)])
+@pytest.mark.skipif(sys.implementation.name == "pypy",
+                    reason="PyPy's script reader has rules of its own (it runs a file with NUL bytes, and reports "
+                           "an unknown cookie as 'Unknown encoding' at line 0): run reports these as CPython does")
 def test_unreadable_source_reported_as_python_does(tmp_path: Path, name: str) -> None:
     (tmp_path / name).write_bytes(UNREADABLE[name])
     ours = exceptstar("run", name, cwd=tmp_path)
@@ -353,6 +356,9 @@ def _console_lines(stderr: str) -> list[str]:
 
 
 @pytest.mark.needs_processes
+@pytest.mark.skipif(sys.implementation.name == "pypy" and sys.version_info < (3, 10),
+                    reason="PyPy 3.9's parser reports an unfinished 'except*:' block as a missing indented block, "
+                           "so the console reports 'expected one or more exception types' one line later")
 def test_console_reports_invalid_except_star_as_native(tmp_path: Path) -> None:
     # 3.10's codeop said "incomplete input", a line early; 3.13's codeop gives the error itself.
     ours = exceptstar("run", cwd=tmp_path, stdin=CONSOLE_SESSION)
@@ -381,7 +387,9 @@ def test_console_namespace_is_the_interpreters(tmp_path: Path) -> None:
                           capture_output=True, text=True, env=child_env(False), timeout=60)
     plain = subprocess.run([sys.executable, "-i", "-q"], cwd=tmp_path, input=line, capture_output=True,
                            text=True, env=child_env(False), timeout=60)
-    printed = [text for text in plain.stdout.splitlines() if "__builtins__" in text]
+    # PyPy's interpreter writes its prompt (">>>> ") even for input that is no terminal.
+    printed = [text[5:] if text.startswith(">>>> ") else text
+               for text in plain.stdout.splitlines() if "__builtins__" in text]
     assert printed and [text for text in ours.stdout.splitlines() if "__builtins__" in text] == [
         f">>> {printed[0]}"]
 

@@ -40,27 +40,36 @@ def run(args: "List[str]") -> int:
     if _is_import_path(path):
         # A directory or a zip file (zipapp): python runs its __main__ module,
         # with the path itself first on sys.path (3.9+: joined to the cwd).
-        sys.path[0] = os.path.join(os.getcwd(), path) if sys.version_info >= (3, 9) else path
+        sys.path[0] = _absolute(path)
         return _run_module("__main__", False)
     sys.path[0] = os.path.dirname(os.path.realpath(path))
     try:
         with open(path, "rb") as file:
             source = file.read()
     except OSError as error:
-        # 3.9+ name the file joined to the working directory, unnormalized.
-        shown = os.path.join(os.getcwd(), path) if sys.version_info >= (3, 9) else path
-        sys.stderr.write(f"{sys.executable}: can't open file {shown!r}: [Errno {error.errno}] "
+        # PyPy names the file normalized and unquoted.
+        shown = os.path.abspath(path) if _PYPY else repr(_absolute(path))
+        sys.stderr.write(f"{sys.executable}: can't open file {shown}: [Errno {error.errno}] "
                          f"{error.strerror}\n")
         return 2
-    if sys.version_info >= (3, 9):
-        # 3.9+ give the script an absolute __file__ (joined to the working
-        # directory, unnormalized), which tracebacks then show.
-        path = os.path.join(os.getcwd(), path)
+    # The script's __file__, which tracebacks then show.
+    path = _absolute(path)
     try:
         source = _as_file_runner_reads(source, path)
     except SyntaxError as error:
         return _report(error)
     return _run_source(source, path, path)
+
+
+_PYPY = sys.implementation.name == "pypy"
+
+
+def _absolute(path: str) -> str:
+    """``path`` as the interpreter names a script or a folder it runs: 3.9+ join it to
+    the working directory unnormalized (PyPy 3.9 normalized), 3.8 keeps it as given."""
+    if _PYPY and sys.version_info < (3, 10):
+        return os.path.abspath(path)
+    return os.path.join(os.getcwd(), path) if sys.version_info >= (3, 9) else path
 
 
 def _debuggers_start_at_the_program() -> None:
