@@ -121,7 +121,8 @@ SCENARIO = """\
 def add_note(exc, note):
     if hasattr(exc, "add_note"):
         exc.add_note(note)
-    else:
+    else:  # 3.8-3.10, and PyPy 3.9 under run (whose BaseException takes no add_note)
+        import exceptstar
         exceptstar.add_note(exc, note)
 
 
