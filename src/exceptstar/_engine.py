@@ -59,10 +59,11 @@ def _native_wrapper_traceback() -> bool:
 _SPANS, _SPAN_BASE = _spans.CARRIED, _spans.BASE
 
 
-def _wrap_in_frame(exc: BaseException, ends: "Optional[Tuple[int, ...]]", clause: int) -> BaseException:
+def _wrap_in_frame(exc: BaseException, extents: "Optional[Tuple[int, ...]]", clause: int) -> BaseException:
     """``_wrap(exc)``, with the traceback CPython gives it: one entry, the user's frame where it is now.
 
-    The entry spans the clause (``_spans``): to ``ends[clause]``, when the compiler gave the clauses' ends.
+    The entry spans the clause (``_spans``): ``extents[clause]`` lines past
+    the frame's, where the compiler counted them (``Star``).
     """
     group = _wrap(exc)
     if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
@@ -74,8 +75,9 @@ def _wrap_in_frame(exc: BaseException, ends: "Optional[Tuple[int, ...]]", clause
             # Before, the clause's last line, by _spans.lasti written out: this runs on every naked
             # exception a clause takes.
             lineno = frame.f_lineno
-            end = ends[clause] if ends is not None and _SPANS else lineno
-            group.__traceback__ = TracebackType(None, frame, _SPAN_BASE - end if end > lineno else -1, lineno)
+            extent = extents[clause] if extents is not None and _SPANS else 0
+            group.__traceback__ = TracebackType(None, frame, _SPAN_BASE - lineno - extent if extent > 0 else -1,
+                                                lineno)
     return group
 
 
@@ -137,10 +139,10 @@ class Star:
     raised it at that point, and the statement finished with nothing lost.
     """
 
-    __slots__ = ("_alone", "_done", "_ends", "_orig", "_raised", "_rest")
+    __slots__ = ("_alone", "_done", "_extents", "_orig", "_raised", "_rest")
 
     def __init__(self, exc: "Optional[BaseException]" = None,
-                 ends: "Optional[Tuple[int, ...]]" = None) -> None:
+                 extents: "Optional[Tuple[int, ...]]" = None) -> None:
         if exc is None:
             # The transformed statement passes nothing: an `except ... as name`
             # would cost one more of CPython's 20 nested blocks at every level.
@@ -161,9 +163,9 @@ class Star:
         # invalid clause, a bad split() result, an error of a group's own
         # split() or derive().
         self._alone: Optional[BaseException] = None
-        # The last line of each clause, from the compiler: where the traceback
-        # entries made at a clause's match end (``_spans``).
-        self._ends = ends
+        # How many lines each clause runs on past its `except` line, from the
+        # compiler: where the traceback entries made at its match end (``_spans``).
+        self._extents = extents
 
     def match(self, types: object) -> "Optional[BaseException]":
         """Check the clause's ``types`` and take from what is left what they match.
@@ -189,7 +191,7 @@ class Star:
         part: Optional[BaseException] = None
         if full:
             part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(
-                rest, self._ends, self._done)  # type: ignore[arg-type]
+                rest, self._extents, self._done)  # type: ignore[arg-type]
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
@@ -317,7 +319,7 @@ def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
         # propagates alone too.  After match() returned, it is an interrupt.
         _frames.strip(exc)  # type: ignore[arg-type]
         if clause and exc is star._alone:
-            _span_clause(exc, None if star._ends is None else star._ends[clause - 1])  # type: ignore[arg-type]
+            _span_clause(exc, None if star._extents is None else star._extents[clause - 1])  # type: ignore[arg-type]
         return None
     star._raised += (_frames.strip(exc),)  # type: ignore[arg-type,operator]
     if clause:
@@ -325,7 +327,7 @@ def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
     return star
 
 
-def _span_clause(exc: BaseException, end: "Optional[int]") -> None:
+def _span_clause(exc: BaseException, extent: "Optional[int]") -> None:
     """Give the entry of the statement's frame in ``exc``'s traceback the span of the clause that failed.
 
     Natively the clause's match fails there, its entry spanning the clause.
@@ -335,7 +337,7 @@ def _span_clause(exc: BaseException, end: "Optional[int]") -> None:
     tb = exc.__traceback__
     if tb is None or tb.tb_frame is not sys._getframe(2):
         return
-    lasti = _spans.lasti(end, tb.tb_lineno)
+    lasti = _spans.lasti(None if extent is None else tb.tb_lineno + extent, tb.tb_lineno)
     if lasti != -1:
         exc.__traceback__ = type(tb)(tb.tb_next, tb.tb_frame, lasti, tb.tb_lineno)
         _handled.set_handled(exc)

@@ -5,8 +5,8 @@ CPython gives the entry that its ``except*`` makes in the frame of the ``try``
 position of the whole clause, from its ``except`` keyword to the end of its
 handler, and 3.13+ print all those lines.  3.8-3.10's code objects hold no
 end lines, so the engine writes the clause's last line into each such entry
-it makes (the compiler hands it the clauses' last lines), and the pure
-traceback reads it back.  The place is the entry's ``tb_lasti``, which no
+it makes (the compiler counts each clause's lines), and the printer
+(``_printing.spans``) reads it back.  The place is the entry's ``tb_lasti``, which no
 printing of those versions reads: the span lives as long as the entry, with
 no table beside it and nothing spent on a statement that raises nothing.
 Real offsets are never below -2 (3.10's unstarted frame), ours far below.

@@ -42,10 +42,12 @@ def keyword_position(where: "Any") -> "Dict[str, int]":
     return {"lineno": lineno, "col_offset": col, "end_lineno": lineno, "end_col_offset": col + len("except")}
 
 
-def clause_ends(handlers: "List[Any]") -> "Tuple[int, ...]":
-    """The last line of each clause: its handler's last statement (the keyword's line, in a tree without ends).
+def clause_extents(handlers: "List[Any]") -> "Tuple[int, ...]":
+    """How many lines each clause runs on past its ``except`` keyword's, to its handler's last statement.
 
     CPython's match of a clause has the whole clause's position, so its
-    traceback entries span these lines.
+    traceback entries span these lines.  Counted from the keyword, not as
+    line numbers: the counts are small, and equal tuples are one constant of
+    a module's code.  0 in a tree without end positions.
     """
-    return tuple(getattr(handler, "end_lineno", None) or handler.lineno for handler in handlers)
+    return tuple((getattr(handler, "end_lineno", None) or handler.lineno) - handler.lineno for handler in handlers)

@@ -8,7 +8,7 @@ names escape class-private mangling::
     except __exceptstar__.BaseException:
         __es_star_N__ = __es_part_N__ = None
         try:                                      (the guard of clause k)
-            __es_star_N__ = __exceptstar__.Star(None, (E1, ...))  # first clause only
+            __es_star_N__ = __exceptstar__.Star(None, (L1, ...))  # first clause only
             __es_part_N__ = __es_star_N__.match(Tk)
         except __exceptstar__.BaseException:
             __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, k)
@@ -61,14 +61,12 @@ nothing propagates: everything is handled then, nothing can be lost.)
 
 Generated nodes carry the position of the user construct they stand for (a
 clause's machinery that of its ``except*`` line), so tracebacks, line events
-and coverage only ever see the user's lines.  ``Star`` takes the exception
-(None: ``sys.exc_info()``'s) and the last line of each clause, ``Ek``: where the
-traceback entries made at a clause's match end (``exceptstar._spans``), a
-constant, so that it is in the code itself and in its bytecode cache.
-Transformed modules also get ``ExceptionGroup`` and ``BaseExceptionGroup`` in
-their globals (unless they bind them) and, before 3.11, ``exc.add_note(...)``
-on every exception.  The names reached through ``__exceptstar__`` are those of
-``runtime``.
+and coverage only ever see the user's lines.  ``Lk`` counts the lines clause
+k runs on past its ``except`` line (``exceptstar._spans``): a constant, cached
+with the code.  Transformed modules also get ``ExceptionGroup`` and
+``BaseExceptionGroup`` in their globals (unless they bind them) and, before
+3.11, ``exc.add_note(...)`` on every exception.  The names reached through
+``__exceptstar__`` are those of ``runtime``.
 """
 
 # The node classes themselves (``ast`` re-exports them): the ``ast`` module's own
@@ -76,7 +74,7 @@ on every exception.  The names reached through ``__exceptstar__`` are those of
 import _ast as ast
 import sys
 
-from exceptstar._compiler.positions import NO_LINE, POSITION, clause_ends, keyword_position, position_all
+from exceptstar._compiler.positions import NO_LINE, POSITION, clause_extents, keyword_position, position_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -330,11 +328,10 @@ class _StarTry:
         calls = [new(ast.Assign, [self._name(self.part, True)],
                      new(ast.Call, self._method("match"), [handler.type], []))]
         if index == 0:
-            # Positional (a keyword costs the call a fifth more); a tuple of constants,
-            # which the compiler folds into one, as it would the parser's.
-            ends = new(ast.Tuple, [new(ast.Constant, end) for end in clause_ends(self.node.handlers)], _LOAD)
+            # Positional: a keyword costs the call a fifth more.  Folded into one constant.
+            extents = new(ast.Tuple, [new(ast.Constant, n) for n in clause_extents(self.node.handlers)], _LOAD)
             calls.insert(0, new(ast.Assign, [self._name(self.star, True)],
-                                new(ast.Call, self._runtime("Star"), [self._none(), ends], [])))
+                                new(ast.Call, self._runtime("Star"), [self._none(), extents], [])))
         guard = self._guard(calls, index + 1, [new(ast.Assign, [self._name(self.part, True)], self._none())])
         return [guard, new(ast.If, self._part_is_set(), run, [])]
 
