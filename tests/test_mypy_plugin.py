@@ -33,6 +33,9 @@ HERE = sys.version_info[:2]
 RELEASES = {(3, 8): ("1.14.1", ["3.8", "3.10"]), (3, 9): ("1.19.1", ["3.9"]), (3, 10): ("2.4.1", ["3.10"]),
             (3, 11): ("1.19.1", ["3.9"])}
 RELEASE, TARGETS = RELEASES.get(HERE, ("2.4.1", ["3.10"]))
+if sys.implementation.name == "pypy" and RELEASE == "1.19.1":
+    # mypy 1.19 imports librt, which it does not install on PyPy (a dependency marked not for PyPy).
+    RELEASE = "1.18.2"
 CONFIG = '[tool.mypy]\nstrict = true\nmypy_path = "src"\n'
 PLUGIN = 'plugins = ["exceptstar.mypy"]\n'
 DIAGNOSTIC = re.compile(r"^src/(\S+):(\d+): (error|note): (.*)$")
