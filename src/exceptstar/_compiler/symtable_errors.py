@@ -23,15 +23,26 @@ if TYPE_CHECKING:  # pragma: no cover
 
     Found = Tuple[Tuple[int, int], str, Any]
 
-# The running compiler's words where 3.15's differ.
-_NEWER_WORDS = (("duplicate argument ", "duplicate parameter "),)
+_PYPY = sys.implementation.name == "pypy"
+# The running compiler's words where 3.15's differ (PyPy's code generator has words of its own).
+_NEWER_WORDS = (("duplicate argument ", "duplicate parameter "),) + ((
+    ("return outside function", "'return' outside function"),
+    ("'break' not properly in loop", "'break' outside loop"),
+    ("__future__ statements must appear at beginning of file",
+     "from __future__ imports must occur at the beginning of the file"),
+    ("named arguments must follow bare *", "named parameters must follow bare *"),
+) if _PYPY else ())
+# PyPy's code generator places these at the node's column counted from 0 (3.15: from 1).
+_PYPY_COLUMN_FROM_0 = ("'return' outside function", "'yield' outside function", "'await' outside function",
+                       "'yield from' inside async function", "'return' with value in async generator")
 # What 3.14's symbol table rejects in an annotation.
 _IN_ANNOTATION = {"Await": "await expression", "Yield": "yield expression", "YieldFrom": "yield expression",
                   "NamedExpr": "named expression"}
 # The running symbol table's errors that it gives after its visit of the tree (as 3.14's).
 _AFTER_VISIT = ("no binding for nonlocal ", "nonlocal declaration not allowed at module level")
 # Errors of the future statement's pass, which runs before the symbol table.
-_FUTURE = ("from __future__ imports must occur", "future feature ", "not a chance")
+_FUTURE = ("from __future__ imports must occur", "future feature ", "not a chance",
+           "__future__ statements must appear")  # PyPy's words
 # The symbol table's own errors (3.8-3.10's, PyPy's the same words): on PyPy, a
 # native compile's error is the symbol table's when it is one of these.
 _SYMBOL_TABLE = (
@@ -52,6 +63,9 @@ def newest_words(error: SyntaxError) -> SyntaxError:
         if error.msg and error.msg.startswith(old):
             error.msg = new + error.msg[len(old):]
             error.args = (error.msg, *error.args[1:])
+    if _PYPY and error.msg in _PYPY_COLUMN_FROM_0 and error.offset is not None and len(error.args) == 2:
+        error.offset += 1
+        error.args = (error.msg, (*error.args[1][:2], error.offset, *error.args[1][3:]))
     return error
 
 
