@@ -15,6 +15,7 @@ import sys
 
 from exceptstar._compiler.syntax import (
     INVALID,
+    MIXED,
     NEVER_CLOSED,
     NO_TYPES,
     NOT_PARENTHESIZED_AS,
@@ -27,7 +28,7 @@ from exceptstar._compiler.syntax import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Any, Dict, List, Optional, Tuple, Union
+    from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
     from exceptstar._compiler.syntax import Key
 
@@ -141,6 +142,13 @@ def source_text(source: "Union[str, bytes]", filename: str = "<unknown>") -> str
     return text[1:] if text.startswith("\ufeff") else text
 
 
+# The running tokenizer's errors: an error of 3.14's tokenizer anywhere overrides its parser's.
+_TOKENIZER_ERRORS = ("unexpected character after line continuation character", "unterminated ", "unmatched '",
+                     "closing parenthesis ", "invalid decimal literal", "invalid hexadecimal literal",
+                     "invalid octal literal", "invalid binary literal", "invalid digit ", "invalid character ",
+                     "invalid non-printable character ", "EOL while scanning", "EOF while scanning")
+
+
 def _not_utf8(source: bytes, bad: int, filename: str) -> SyntaxError:
     """3.12+'s tokenizer's error for a byte that is not UTF-8 in source without a declared
     encoding (3.8-3.11 give the decoder's words), at the line and character of the byte."""
@@ -223,8 +231,14 @@ class Scan:
         # Starred clauses whose types are a list without parentheses (PEP 758, 3.14):
         # (line, byte column of `except`) -> the types as a tuple expression, parsed alone.
         self.lists: Dict[Key, Any] = {}
-        # The line of the first token after a starred clause's header -> the clause.
-        self.bodies: Dict[int, Key] = {}
+        # The line of the first token after a starred clause's header -> its column, the clause.
+        self.bodies: Dict[int, Tuple[int, Key]] = {}
+        self.ends_file: Optional[Tuple[Key, Key]] = None  # the header's NEWLINE, the clause
+        self.unclosed: Optional[Any] = None  # the innermost bracket open at the end of the file
+        # An invalid target's error -> the target's place and its clause's block's lines.
+        self.targets: Dict[int, Tuple[Key, Key, Tuple[int, int]]] = {}
+        # The mixed clauses' errors of 3.14's rule for a try whose parse fails after them.
+        self.mixed: List[Problem] = []
         edits: List[Tuple[int, int, str]] = []
         skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
         tokens = []
@@ -241,6 +255,13 @@ class Scan:
             # The parser reports it, in the interpreter's own words; what was read
             # so far still counts (incomplete input at an interactive prompt).
             open_at_end = "statement" in str(failure)
+        # Where a starred clause's `except` follows `try:` on its line: 3.14's rules read it
+        # as the try's clause, and give its own error.
+        self.after_try: Set[Key] = {
+            (tok.start[0], tok.start[1] + 1) for index, tok in enumerate(tokens[:-1])
+            if tok.string == "except" and tokens[index + 1].string == "*" and index > 1
+            and tokens[index - 1].string == ":" and tokens[index - 2].string == "try"
+            and tokens[index - 2].start[0] == tok.start[0]}
         for index, tok in enumerate(tokens[:-1]):
             star = tokens[index + 1]
             if tok.type != tokenize.NAME or tok.string != "except" or star.string != "*":
@@ -250,11 +271,21 @@ class Scan:
             edits.append((star.start[0], star.start[1], " "))
             self._check_types(tokens, index + 2, edits, (row, self._byte_col(row, col)))
             body = next((at + 1 for at in range(index, len(tokens) - 1) if tokens[at].type == tokenize.NEWLINE), 0)
-            if body:
-                self.bodies[tokens[body].start[0]] = (row, self._byte_col(row, col))
+            if body and tokens[body].type == tokenize.ENDMARKER:
+                # No block before the end of the file: the error is past the header's end.
+                self.ends_file = (tokens[body - 1].start, (row, self._byte_col(row, col)))
+            elif body:
+                self.bodies[tokens[body].start[0]] = (tokens[body].start[1], (row, self._byte_col(row, col)))
         self._plain_lists_beside_stars(tokens, edits)
         if open_at_end:
             self._unclosed_in_clause(tokens)
+            depth = 0
+            for tok in reversed(tokens):
+                depth += _bracket(tok)
+                if depth > 0:
+                    self.unclosed = tok
+                    break
+        self._mixed_clauses(tokens)
         self.errors.sort(key=lambda error: error.order)
         edited = list(self.lines)
         for row, col, replacement in edits:
@@ -269,12 +300,117 @@ class Scan:
         errors in the order of the source, but an error of its tokenizer
         anywhere in the file overrides its parser's.
         """
-        if self.errors and before(self.errors[0], error):
-            error = self._tokenizer_error(filename) or self.errors[0].exception(filename)
-            if error.msg == self.errors[0].msg:
-                return error
+        ours = sorted([*self.errors, *self.mixed], key=lambda problem: problem.order)
+        at = (error.lineno or 0, error.offset or 0)
+        if ours and (ours[0].order < at or (ours[0].order == at and ours[0] not in self.mixed)
+                     or (at in self.after_try and ours[0].line == at[0])):
+            # (3.14 reads a starred clause right after `try:` on its line as one of the try's,
+            # and takes the mixed clauses' rule only after complete clauses.)
+            first = ours[0]
+            if id(first) in self.targets:
+                first = self._target_or_block(first)
+            if not (error.msg or "").startswith(_TOKENIZER_ERRORS):
+                tokenizers = self._tokenizer_error(filename)
+                if tokenizers is None:
+                    return first.exception(filename)
+                error = tokenizers
         self.restore_text(error)
+        if error.msg.startswith("expected an indented block") and not isinstance(error, IndentationError):
+            return IndentationError(*error.args)
         return error
+
+    def _target_or_block(self, problem: Problem) -> Problem:
+        """An invalid target's error, or, when its clause's block does not parse either,
+        3.14's parser's at the target (the block's own when it has its own words)."""
+        (row, col), (_, end_col), (first, last) = self.targets[id(problem)]
+        line = lines(self.rewritten)[row - 1]
+        probe = list(lines(self.rewritten))
+        probe[row - 1] = line[:col] + "_" + " " * (end_col - col - 1) + line[end_col:]
+        try:
+            _builtin_compile("".join(probe), "<probe>", "exec", _PyCF_ONLY_AST, True)
+        except SyntaxError as error:
+            if first <= (error.lineno or 0) <= last and problem.at_star is not None:
+                if error.msg.startswith("expected an indented block"):
+                    # (3.14's rule reads a block there, which names no statement.)
+                    missing = Problem("expected an indented block", (error.lineno or 0, error.offset or 0,
+                                      getattr(error, "end_lineno", 0), getattr(error, "end_offset", 0)),
+                                      error.text)
+                    missing.error_class = IndentationError
+                    return missing
+                if error.msg != INVALID:
+                    return Problem(error.msg, (error.lineno or 0, error.offset or 0, getattr(error, "end_lineno", 0),
+                                               getattr(error, "end_offset", 0)), error.text)
+                return problem.at_star
+        except ValueError:
+            pass
+        return problem
+
+    def _mixed_clauses(self, tokens: "List[Any]") -> None:
+        """3.14's rule for a ``try`` whose clauses are starred and plain, by their headers alone
+        (a starred clause after plain ones with one expression for its types, or a plain one
+        after starred ones): the error when the parse fails later, even in the odd clause's block."""
+        import tokenize
+
+        starts = [index for index, tok in enumerate(tokens)
+                  if (index == 0 or tokens[index - 1].type == tokenize.NEWLINE) and tok.type != tokenize.ENDMARKER]
+        for position, index in enumerate(starts):
+            if tokens[index].string != "try" or index + 1 >= len(tokens) or tokens[index + 1].string != ":":
+                continue
+            column = tokens[index].start[1]
+            kinds: List[bool] = []
+            for clause in starts[position + 1:]:
+                tok = tokens[clause]
+                if tok.start[1] < column or (tok.start[1] == column and tok.string != "except"):
+                    break
+                if tok.start[1] > column:
+                    continue
+                star = clause + 1 < len(tokens) and tokens[clause + 1].string == "*"
+                if kinds and star != kinds[0]:
+                    self._odd_clause(tokens, clause, star)
+                    break
+                kinds.append(star)
+
+    def _odd_clause(self, tokens: "List[Any]", clause: int, star: bool) -> None:
+        import tokenize
+
+        begin = clause + 2 if star else clause + 1
+        depth, named, end = 0, 0, 0
+        for at in range(begin, len(tokens)):
+            tok = tokens[at]
+            depth += _bracket(tok)
+            if tok.type == tokenize.NEWLINE or depth < 0:
+                return
+            if depth == 0 and tok.string == "as" and not named:
+                named = at
+            elif depth == 0 and tok.string == ":":
+                end = at
+                break
+        if not end:
+            return
+        last = named or end
+        if named and not (named + 2 == end and _is_name(tokens[named + 1])):
+            return
+        if last == begin:
+            if star:
+                return  # `except*:` (no types), the token scan's own error
+        elif self._expression(tokens[begin].start, tokens[last - 1].end) is None:
+            return
+        row, col = tokens[clause].start
+        end_col = tokens[clause + 1].end[1] if star else col + len("except")
+        self.mixed.append(Problem(MIXED, (row, col + 1, row, end_col + 1), self._line(row)))
+
+    def _newline_end(self, error: SyntaxError) -> None:
+        """3.10's error at a NEWLINE token ends where it starts (at the newline, or at the
+        comment before it); 3.12+'s token ends past the newline."""
+        if sys.version_info[:2] == (3, 10) and error.lineno and error.lineno == error.end_lineno:
+            line = self._line(error.lineno)
+            content = line.rstrip("\r\n")
+            if content != line and error.offset == error.end_offset \
+                    and error.offset == len(content.encode("utf-8")) + 1:
+                error.offset = error.end_offset = len(content) + 1  # (3.10 counts its bytes there)
+            if content != line and error.end_offset == len(content) + 1 and error.offset \
+                    and (error.offset == error.end_offset or line[error.offset - 1:error.offset] == "#"):
+                error.end_offset += 1
 
     def _tokenizer_error(self, filename: str) -> "Optional[SyntaxError]":
         """The running tokenizer's error past the first star, if any: the parser of the
@@ -305,16 +441,18 @@ class Scan:
                     text = self.text[self._offset(row):self._offset(row) + len(text)]
                     break
             error.text = text
-        if sys.version_info[:2] == (3, 10) and error.lineno and error.lineno == error.end_lineno:
-            line = self._line(error.lineno)
-            content = line.rstrip("\r\n")
-            if content != line and error.end_offset == len(content) + 1 and error.offset \
-                    and (error.offset == error.end_offset or line[error.offset - 1:error.offset] == "#"):
-                error.end_offset += 1
-        if error.msg == "expected an indented block" and error.lineno in self.bodies \
-                and self.bodies[error.lineno] not in self.lists:
-            # 3.8 and 3.9 name no statement; 3.10+ do.
-            error.msg = f"expected an indented block after 'except*' statement on line {self.bodies[error.lineno][0]}"
+        self._newline_end(error)
+        column, clause = self.bodies.get(error.lineno or 0, (-2, (0, 0)))
+        if self.ends_file is not None and (error.lineno or 0, error.offset or 0) > self.ends_file[0]:
+            column, clause = error.offset or 0, self.ends_file[1]
+        if error.msg in ("expected an indented block", "unexpected EOF while parsing") \
+                and error.offset in (column, column + 1) and clause not in self.lists:
+            # 3.8 and 3.9 name no statement (3.8: nor an indentation at the end of the file); 3.10+ do.
+            error.msg = f"expected an indented block after 'except*' statement on line {clause[0]}"
+        elif error.msg == "unexpected EOF while parsing" and self.unclosed is not None:
+            # 3.8's and 3.9's words for a bracket left open to the end of the file.
+            (row, col), error.msg = self.unclosed.start, f"'{self.unclosed.string}' was never closed"
+            error.lineno, error.offset, error.text = row, col + 1, self._line(row).rstrip("\r\n")
         import re
         # 3.10+: "expected an indented block after 'except' statement on line N".
         match = re.fullmatch(r"(.* after )'except'( statement on line (\d+))", error.msg or "")
@@ -381,7 +519,7 @@ class Scan:
 
         for position, index in enumerate(starts):
             tok = tokens[index]
-            if tok.string != "except" or index + 1 >= len(tokens) or tokens[index + 1].string in ("*", ":"):
+            if tok.string != "except" or index + 1 >= len(tokens) or tokens[index + 1].string in ("*", ":", ","):
                 continue
             depth, commas, named = 0, [], False
             for end in range(index + 1, len(tokens)):
@@ -440,7 +578,20 @@ class Scan:
             elif (depth == 0 and tok.string == ":") or tok.type == tokenize.NEWLINE or depth < 0:
                 break
         else:
+            # A bracket open to the end: a list's last type is read as far as it goes.
+            failed = self._list_fails(tokens, start, commas, len(tokens) - 1) if commas and not named else None
+            if failed is not None:
+                self.errors.append(failed)
+                self._join_types(tokens, commas, edits)
             return
+        if commas and not named and depth == 0 and (tok.string == ":" or tok.type == tokenize.NEWLINE):
+            failed = self._list_fails(tokens, start, commas, index)
+            if failed is not None or tok.type == tokenize.NEWLINE:
+                # 3.14's parser reads the types as a list (PEP 758): its error is where that
+                # reading stops, in a type or at the end of the line.
+                self.errors.append(failed or Problem(INVALID, self._token_position(tok), self._line(tok.start[0])))
+                self._join_types(tokens, commas, edits)
+                return
         if tok.string != ":":
             return
         if named and not commas:
@@ -451,8 +602,11 @@ class Scan:
         last = tokens[index - 1]  # the last token of the types
         if commas[0] == start or self._expression(tokens[start].start, tokens[commas[0] - 1].end) is None:
             return  # no expression before the first comma: the parser's invalid syntax
-        if named and ((tokens[named - 1].string == "," and len(commas) == 1)
-                      or not _is_name(tokens[named + 1]) or named + 2 != index):
+        if named and commas[0] + 1 < named \
+                and self._expression(tokens[commas[0] + 1].start, tokens[named - 1].end, tuples=True) is None:
+            pass  # no types after the first comma: the parser's invalid syntax where they end
+        elif named and ((tokens[named - 1].string == "," and len(commas) == 1)
+                        or not _is_name(tokens[named + 1]) or named + 2 != index):
             # Not 3.14's rule for a list named with `as` (a type, a comma, types,
             # `as`, a name, the colon): the parser gives up at the `as`.
             tok = tokens[named]
@@ -464,11 +618,52 @@ class Scan:
                                        self._line(row)))
         else:
             self.lists[key] = (tokens[start].start, last.end)
+        self._join_types(tokens, commas, edits)
+
+    def _list_fails(self, tokens: "List[Any]", start: int, commas: "List[int]", end: int) -> "Optional[Problem]":
+        """Where 3.14's parser stops in a list of types that is not one, read as its rule
+        reads it (an expression, then each after a comma, a trailing comma allowed); None
+        when each is an expression.  The running parser finds where one stops, read alone."""
+        bounds = [start - 1, *commas, end]
+        for first, after in zip(bounds, bounds[1:]):
+            if first + 1 == after and after == end:
+                continue  # a trailing comma
+            if first + 1 >= len(tokens):
+                return None
+            if first + 1 < after and self._expression(tokens[first + 1].start, tokens[after - 1].end) is not None:
+                continue
+            (row, col) = tokens[first + 1].start
+            if col < len("assert "):
+                return None  # on a continued line: not read here
+            probe = "\n" * (row - 1) + "assert" + " " * (col - 6) + self.text[self._offset(row) + col:]
+            try:
+                _builtin_compile(probe, "<types>", "exec", _PyCF_ONLY_AST, True)
+            except SyntaxError as error:
+                where = (error.lineno or 0, error.offset or 0)
+                if where <= (tokens[end].start[0], tokens[end].start[1] + 1):
+                    error.text = self._line(where[0])
+                    self._newline_end(error)
+                    ends: Tuple[int, int] = (getattr(error, "end_lineno", None) or 0,
+                                             getattr(error, "end_offset", None) or 0)
+                    return Problem(error.msg, (*where, *ends), self._line(where[0]))
+            except ValueError:
+                pass
+            return None
+        return None
+
+    @staticmethod
+    def _join_types(tokens: "List[Any]", commas: "List[int]", edits: "List[Tuple[int, int, str]]") -> None:
+        """`A, B` -> `A| B` (a trailing comma -> a space; `, not B` -> `|-   B`): still one
+        expression, so the rest of the file parses."""
+        import tokenize
+
         for index in commas:
-            comma = tokens[index]
-            # `A, B` -> `A| B` (a trailing comma -> a space): still one expression, so the
-            # rest of the file parses.
-            edits.append((comma.start[0], comma.start[1], " " if tokens[index + 1].string in (":", "as") else "|"))
+            comma, after = tokens[index], tokens[index + 1]
+            ends = after.string in (":", "as") or after.type == tokenize.NEWLINE
+            edits.append((comma.start[0], comma.start[1], " " if ends else "|"))
+            if after.string == "not":
+                (row, col), word = after.start, "-  "
+                edits.extend((row, col + at, word[at]) for at in range(3))
 
     def _check_target(self, tokens: "List[Any]", start: int, named: int, colon: int) -> None:
         """``except* T as X:`` where X is no name: 3.14's "cannot use except* statement with ..."
@@ -479,17 +674,31 @@ class Scan:
             return  # no types, or a starred target (no expression): the parser's invalid syntax
         types = self._expression(tokens[start].start, tokens[named - 1].end)
         target = self._expression(tokens[named + 1].start, tokens[colon - 1].end)
+        if types is not None and target is None:
+            # 3.14's rule reads an expression there: its own error in it, if it has one.
+            failed = self._list_fails(tokens, named + 1, [], colon)
+            if failed is not None and failed.msg != INVALID:
+                self.errors.append(failed)
         if types is None or target is None:
             return
         kind = _expression_name(target)
         row, end_row = target.lineno, target.end_lineno
         position = (row, self._char_col(row, target.col_offset) + 1,
                     end_row, self._char_col(end_row, target.end_col_offset) + 1)
-        self.errors.append(Problem(TARGET.format(kind), position, self._line(row)))
+        problem = Problem(TARGET.format(kind), position, self._line(row))
+        # 3.14's rule also reads the clause's block: when that fails, its parser's error
+        # is where a name was wanted after `as`.
+        wanted = tokens[named + 2] if _is_name(tokens[named + 1]) else tokens[named + 1]
+        problem.at_star = Problem(INVALID, self._token_position(wanted), self._line(wanted.start[0]))
+        if tokens[named + 1].start[0] == tokens[colon - 1].end[0]:
+            self.targets[id(problem)] = (tokens[named + 1].start, tokens[colon - 1].end,
+                                         _block_rows(tokens, colon, tokens[start - 2].start[1], len(self.lines)))
+        self.errors.append(problem)
 
-    def _expression(self, begin: "Key", end: "Key") -> "Any":
+    def _expression(self, begin: "Key", end: "Key", tuples: bool = False) -> "Any":
         """The text from ``begin`` to ``end`` parsed alone as one expression in place (its
-        nodes' positions are the file's), or None when it is not one."""
+        nodes' positions are the file's), or None when it is not one (``tuples``: or a tuple
+        without parentheses, the grammar's ``expressions``)."""
         import ast
 
         (row, col), (end_row, end_col) = begin, end
@@ -497,7 +706,8 @@ class Scan:
             return None
         part = self.lines[row - 1:end_row]
         part[-1] = part[-1][:end_col]
-        part[0] = " " * col + part[0][col:]
+        # As many spaces as the line's bytes before: the nodes' offsets are the file's.
+        part[0] = " " * self._byte_col(row, col) + part[0][col:]
         text = "\n" * (row - 2) + "(\n" + "".join(part) + "\n)" if row > 1 else "(" + "".join(part) + "\n)"
         try:
             node = _builtin_compile(text, "<types>", "eval", _PyCF_ONLY_AST, True).body
@@ -511,9 +721,14 @@ class Scan:
                     inner.col_offset -= 1
                 if getattr(inner, "end_lineno", 0) == 1:
                     inner.end_col_offset -= 1
+        if tuples and isinstance(node, ast.Tuple):
+            return node  # (its place is that of the parentheses added)
         if (node.lineno, node.col_offset) < (row, len(self.lines[row - 1][:col].encode("utf-8"))):
             return None  # the parentheses made it one (a generator without its own)
-        return node if not isinstance(node, ast.Tuple) or self._line(row)[col:col + 1] == "(" else None
+        if type(node).__name__ in ("Yield", "YieldFrom", "NamedExpr", "Starred") \
+                and self._line(row)[col:col + 1] != "(":
+            return None  # an expression only inside brackets
+        return node if tuples or not isinstance(node, ast.Tuple) or self._line(row)[col:col + 1] == "(" else None
 
     def _char_col(self, row: int, byte_col: int) -> int:
         return len(self._line(row).encode("utf-8")[:byte_col].decode("utf-8", "replace"))
@@ -537,13 +752,14 @@ class Scan:
         import tokenize
 
         stack: List[Any] = []
-        target = None  # the token after a starred clause's `as`, while its header lasts
+        in_clause = False  # in a starred clause's header
+        target = None  # the token after its `as`
         for index, tok in enumerate(tokens):
             if tok.type == tokenize.NEWLINE:
-                target = None
-            elif tok.string == "as" and not stack and index > 2 and index + 1 < len(tokens) \
-                    and any(tokens[at].string == "*" and tokens[at - 1].string == "except"
-                            for at in range(index - 1, 0, -1) if tokens[at].start[0] == tok.start[0]):
+                in_clause, target = False, None
+            elif tok.string == "*" and not stack and index and tokens[index - 1].string == "except":
+                in_clause = True
+            elif tok.string == "as" and not stack and in_clause and index + 1 < len(tokens):
                 target = tokens[index + 1]
             elif _bracket(tok) > 0:
                 stack.append((tok, target))
@@ -557,12 +773,27 @@ class Scan:
             _builtin_compile(self.text[self._offset(target_row) + target_col:], "<target>", "eval",
                              _PyCF_ONLY_AST, True)
         except SyntaxError as reading:
-            if (reading.lineno or 0) <= row - target_row + 1:
-                return
+            if (reading.lineno or 0) <= row - target_row + 1 and "was never closed" not in (reading.msg or ""):
+                return  # the reading stopped on the bracket's line
         except ValueError:
             return
         self.errors.append(Problem(NEVER_CLOSED.format(bracket.string), (row, col + 1, row, 0),
                                    self._line(row).rstrip("\r\n"), (target_row, target_col + 1)))
+
+
+def _block_rows(tokens: "List[Any]", colon: int, column: int, last_row: int) -> "Tuple[int, int]":
+    """The lines of the block after the clause header ending at ``colon`` (its ``except`` at ``column``)."""
+    import tokenize
+
+    row = tokens[colon].start[0]
+    if colon + 1 < len(tokens) and tokens[colon + 1].type != tokenize.NEWLINE:
+        return row, row  # on the header's line
+    for at in range(colon + 2, len(tokens)):
+        if tokens[at - 1].type == tokenize.NEWLINE and tokens[at].start[1] <= column \
+                and tokens[at].type != tokenize.ENDMARKER:
+            # No block at all: its error is at the next statement.
+            return row, tokens[at].start[0] - (at > colon + 2)
+    return row, last_row
 
 
 def _is_name(tok: "Any") -> bool:

@@ -19,7 +19,7 @@ from exceptstar._compiler.finally_flow import warn_flow_in_finally
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Any, Dict, List, Optional, Tuple, Union
+    from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
     Key = Tuple[int, int]
     Position = Tuple[int, int, int, int]
@@ -59,6 +59,7 @@ class Problem:
         # when the clause's types are not one expression.
         self.clause_end: Key = (0, 0)
         self.at_star: Optional[Problem] = None
+        self.error_class: Type[SyntaxError] = SyntaxError
 
     @property
     def line(self) -> int:
@@ -74,7 +75,7 @@ class Problem:
         details: Tuple[Any, ...] = (filename, lineno, offset, text)
         if sys.version_info >= (3, 10):
             details += (end_lineno, end_offset)
-        return SyntaxError(self.msg, details)
+        return self.error_class(self.msg, details)
 
 
 def _file_line(filename: str, lineno: int) -> "Optional[str]":

@@ -174,9 +174,9 @@ def _newest_compile_error(error: SyntaxError, data: "Union[str, bytes]", filenam
     if from_future(error):
         return error
     text = source_text(data, filename)
-    quick = quick_scan(text)
-    rewritten = quick[0] if quick is not None else Scan(text).rewritten
     tree = parse(text, filename, mode, flags & ~_PyCF_ONLY_AST)
+    # The source as the running parser reads it (the tokenizer's edits: lists of types joined).
+    rewritten = Scan(text).rewritten
     return first_error(tree, rewritten, filename, mode) or newest_words(error)
 
 
