@@ -208,6 +208,17 @@ def test_path_prints_the_full_group(tmp_path: Path, path: str) -> None:
     assert ours == theirs
 
 
+@pytest.mark.parametrize("limit", [1, 0])
+@pytest.mark.parametrize("path", ["sys.excepthook", "threading.excepthook"])
+def test_hooks_keep_the_innermost_frames(tmp_path: Path, path: str, limit: int) -> None:
+    # The hooks count sys.tracebacklimit from the frame that raised, where traceback's functions
+    # count from the outermost: with 1, the group's frame is fail and each member's leaf.
+    program = write_program(tmp_path, f"sys.tracebacklimit = {limit}\n" + textwrap.dedent(PROGRAMS[path]))
+    ours, theirs = both(program)
+    assert ours == theirs
+    assert (", in leaf" in ours) == bool(limit)
+
+
 def test_repl(tmp_path: Path) -> None:
     program = write_program(tmp_path, "")
     ours, theirs = both(program, args=("-i",), stdin=REPL_INPUT)

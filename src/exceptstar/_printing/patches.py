@@ -68,7 +68,13 @@ def _format(exc_type: "Any", value: "Any", tb: "Any", stream: "Any" = None) -> s
     """The traceback text; in colour when the hook of 3.15 would colour it on ``stream``."""
     from exceptstar._printing.formatting import TracebackException
 
-    te = TracebackException(exc_type, value, tb, compact=True)
+    # The hooks count sys.tracebacklimit as C's printer does: the innermost
+    # frames (3.15's BUILTIN_EXCEPTION_LIMIT), where traceback's own
+    # functions keep the outermost.
+    limit = getattr(sys, "tracebacklimit", None)
+    if limit is not None:
+        limit = -max(limit, 0)
+    te = TracebackException(exc_type, value, tb, limit=limit, compact=True)
     if stream is None:
         return "".join(te.format())
     from exceptstar._printing.colour import can_colorize
