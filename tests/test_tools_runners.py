@@ -70,13 +70,18 @@ def ours(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.Com
 
 
 def theirs(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([reference(), *args], cwd=tmp_path, input=stdin, capture_output=True, text=True,
+                          env=child_env(False), timeout=120)
+
+
+def traced(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([tool_oracle(), *args], cwd=tmp_path, input=stdin, capture_output=True, text=True,
                           env=child_env(False), timeout=120)
 
 
 def both(tmp_path: Path, *args: str, stdin: str | None = None) -> tuple[str, str]:
     (tmp_path / "script.py").write_text(SCRIPT)
-    mine, native = ours(tmp_path, *args, stdin=stdin), theirs(tmp_path, *args, stdin=stdin)
+    mine, native = ours(tmp_path, *args, stdin=stdin), traced(tmp_path, *args, stdin=stdin)
     assert mine.returncode == native.returncode == 0, mine.stderr + native.stderr
     return mine.stdout, native.stdout
 
@@ -102,7 +107,7 @@ def test_pdb_step_through_except_star_stays_on_the_users_lines(tmp_path: Path) -
     steps = "s\n" * (10 if revisit else 9)
     (tmp_path / "script.py").write_text(SCRIPT)
     mine = ours(tmp_path, "-m", "pdb", "script.py", stdin=f"b work\nc\n{steps}where\nq\n")
-    native = theirs(tmp_path, "-m", "pdb", "script.py", stdin="b work\nc\n" + "s\n" * 9 + "where\nq\n")
+    native = traced(tmp_path, "-m", "pdb", "script.py", stdin="b work\nc\n" + "s\n" * 9 + "where\nq\n")
     assert mine.returncode == native.returncode == 0, mine.stderr + native.stderr
     transcript = mine.stdout
     if revisit:
@@ -129,7 +134,7 @@ print(len(errors))
 def test_pdb_steps_from_the_first_line_as_native(tmp_path: Path) -> None:
     (tmp_path / "script.py").write_text(MODULE_LEVEL)
     mine = ours(tmp_path, "-m", "pdb", "script.py", stdin="s\n" * 8 + "q\n")
-    native = theirs(tmp_path, "-m", "pdb", "script.py", stdin="s\n" * 8 + "q\n")
+    native = traced(tmp_path, "-m", "pdb", "script.py", stdin="s\n" * 8 + "q\n")
     assert mine.returncode == native.returncode == 0, mine.stderr + native.stderr
     assert without_paths(mine.stdout) == without_paths(native.stdout)
     assert "-> errors.append(group)" in mine.stdout and "exceptstar" not in mine.stdout  # not vacuous
@@ -162,7 +167,7 @@ except* OSError:
 
 
 def trace_reports(tmp_path: Path, program: str) -> None:
-    for run, folder in ((ours, "mine"), (theirs, "native")):
+    for run, folder in ((ours, "mine"), (traced, "native")):
         (tmp_path / "script.py").write_text(SCRIPT)
         (tmp_path / "prog.py").write_text(program)
         proc = run(tmp_path, "-m", "trace", "--count", "--missing", "-C", folder, "prog.py")

@@ -4,9 +4,8 @@ Building a tree costs more than a native compile, however few the clauses.
 ``compile_stubbed`` gives the whole-tree path's code (``transform``) with a
 tree of only what must be rewritten: the functions that hold a star, and the
 module-level code unless the code is a module's own (an import).  Every other
-function's code is the native compile's, put in place of a stub.  Each part
-is checked to be the one the whole tree would give, or the whole tree is used.
-CPython only: PyPy compiles the whole tree.
+function's code is the native compile's, put in place of a stub.  Each part is checked
+to be the whole tree's, or the whole tree is used (always on PyPy: no CPython code objects).
 """
 
 import builtins
@@ -53,13 +52,9 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     the functions that hold a star can be told from the text, the native
     compile leaves them out (``_stars_apart``).
     """
-    if sys.implementation.name == "pypy":
-        # Swapping code objects and making constants of separate compiles one
-        # object is CPython's (its code objects and their constant merging): on
-        # PyPy the whole tree is compiled.
-        return None
     native_module = module and _names_in_ascii(text) and "ExceptionGroup" not in text
-    if not (native_module or _stubbing_pays(text, [])):  # [] : at best, all starred lines left out
+    # PyPy: the whole tree (code objects swapped are CPython's); [] : at best, all starred lines left out
+    if sys.implementation.name == "pypy" or not (native_module or _stubbing_pays(text, [])):
         return None
     if may_leave_finally(text):
         return None  # PEP 765 warns: only the whole tree's path gives that, in CPython's order
