@@ -39,6 +39,31 @@ def old_reraise_differs(scn: Dict[str, Any]) -> bool:
                                for c in scn["clauses"])
 
 
+# PyPy 3.9 keeps the traceback an exception had when it was made the handled
+# one (catch() calls each handler with its part handled) and writes it back into
+# ``__traceback__`` when it becomes the ``__context__`` of a later exception: a
+# part the handler re-raised by name and caught again ends with the traceback it
+# was handed (PyPy 3.11 and CPython keep the newer one).  Only which traceback
+# object it is differs; everything else is compared.
+PYPY39_TB = sys.implementation.name == "pypy" and sys.version_info < (3, 11)
+
+
+def pypy39_tb_differs(scn: Dict[str, Any]) -> bool:
+    return PYPY39_TB and any("raise_caught" in c["steps"] for c in scn["clauses"])
+
+
+def _drop_tb_labels(node: Any) -> None:
+    if isinstance(node, dict):
+        for key in ("tb", "kept_tb"):
+            if key in node:
+                node[key] = None
+        for value in node.values():
+            _drop_tb_labels(value)
+    elif isinstance(node, list):
+        for value in node:
+            _drop_tb_labels(value)
+
+
 def without_tb(outcomes: List[Any]) -> List[Any]:
     # A with statement whose __exit__ raises adds an entry for its own line:
     # the traceback of what catch() propagates has one more frame entry, so
@@ -55,6 +80,10 @@ def check(scenarios: List[Dict[str, Any]], is_async: bool = False) -> None:
     scenarios = [s for s in scenarios if not old_reraise_differs(s)]
     expected = outcomes.run_native([render_native(s, is_async=is_async) for s in scenarios])
     got = outcomes.run_here([render_catch(s, is_async=is_async) for s in scenarios])
+    for scn, g, e in zip(scenarios, got, expected):
+        if pypy39_tb_differs(scn):
+            _drop_tb_labels(g)
+            _drop_tb_labels(e)
     assert_same(scenarios, without_tb(got), without_tb(expected))
 
 

@@ -10,7 +10,8 @@ What the harness adapts, because it belongs to the tests' 3.11+ environment
 rather than to ``except*``: ``sys.exception()`` (3.11+ API) is provided from
 ``sys.exc_info()``; ``test.support.testcase`` (the mixin the tests use, which
 names ``ExceptionGroup`` without being transformed) is loaded from the same
-folder with the active ``ExceptionGroup``; and the tests' calls of the built-in
+folder with the active ``ExceptionGroup`` (under an empty ``test.support`` on
+PyPy, whose stdlib has none); and the tests' calls of the built-in
 ``compile`` on except* source go to ``exceptstar.compile``, the documented
 drop-in.
 """
@@ -34,7 +35,11 @@ testdir = sys.argv[1]
 import exceptstar
 if not hasattr(sys, "exception"):
     sys.exception = lambda: sys.exc_info()[1]
-import test.support
+try:
+    import test.support
+except ImportError:  # PyPy's stdlib has no test.support: the mixin below is all the tests take from it
+    import types
+    sys.modules["test.support"] = types.ModuleType("test.support")
 spec = importlib.util.spec_from_file_location(
     "test.support.testcase", os.path.join(testdir, "support", "testcase.py"))
 support = importlib.util.module_from_spec(spec)

@@ -7,6 +7,8 @@ backport's) and split them the same way.  What they raise leaves their
 so no frame of exceptstar ends up in a traceback.
 """
 
+import sys
+
 from exceptstar import _frames, _handled
 from exceptstar._classes import group_classes
 from exceptstar._engine import Star, invalid_types_message
@@ -60,6 +62,21 @@ def _is_awaitable(value: object) -> bool:
     import inspect
 
     return inspect.isawaitable(value)
+
+
+# On PyPy the exception re-raised by a bare raise after it was made handled
+# gets its __context__ late, from the exception handled where it first arrives:
+# the caller's, which a with statement makes the one that its __exit__
+# received.  PyPy 3.9's __exit__ and __aexit__ raise it by name instead
+# (handled, so its __context__ stays), in frames that PyPy hides from
+# tracebacks as CPython's bare raise leaves them out.  PyPy 3.11 records no
+# context in hidden frames: there it is raised by name where it is the handled
+# one, caught, given back the traceback it had and re-raised bare (which, from
+# 3.11 on, takes ``__traceback__`` and adds no entry).  One without a traceback
+# (a new group) still gets its context where it leaves the frame: from a with
+# statement, the frame's own state is made the outcome as well, which that
+# statement's block restores when it ends.
+_PYPY = sys.implementation.name == "pypy"
 
 
 class catch:
@@ -161,18 +178,37 @@ class catch:
         if star.handled_all():  # the usual case: nothing to make handled, no block needed
             star = handler = awaitable = part = exc = None  # type: ignore[assignment]  # see below
             return True
+        from_with = _PYPY and sys.exc_info()[1] is exc
         try:
             raise _Settle
         except _Settle:
             # What finish() makes the handled exception lasts until this block
             # ends: a with statement restores the state it had itself, but a
             # direct call (ExitStack, frameworks) would leave it for the thread.
-            verdict = _verdict(star.finish(), exc)
+            outcome = star.finish()
+            verdict = _verdict(outcome, exc)
             # The handlers' frames point back to this one (f_back): no local may lead
             # to what they raised, or the tracebacks would hold reference cycles.
             star = handler = awaitable = part = exc = None  # type: ignore[assignment]
-            if verdict is None:
+            if verdict is None and not _PYPY:
+                outcome = None
                 raise
+            if verdict is None and sys.version_info < (3, 11):
+                raise outcome  # type: ignore[misc]  # noqa: B904 - see _PYPY
+        if verdict is None:  # PyPy 3.11: see _PYPY
+            if from_with and outcome.__traceback__ is None:  # type: ignore[union-attr]
+                _handled.set_handled(outcome)  # type: ignore[arg-type]
+            try:
+                raise _Settle
+            except _Settle:
+                _handled.set_handled(outcome)  # type: ignore[arg-type]
+                traceback = outcome.__traceback__  # type: ignore[union-attr]
+                try:
+                    raise outcome  # type: ignore[misc]
+                except BaseException:
+                    outcome.__traceback__ = traceback  # type: ignore[union-attr]
+                    outcome = traceback = None
+                    raise
         return verdict
 
     async def __aenter__(self) -> None:
@@ -189,13 +225,37 @@ class catch:
                 await awaitable  # type: ignore[misc]
             except BaseException as raised:
                 star.raised(_frames.strip(raised))
-        verdict = _verdict(star.finish(), exc)
+        outcome = star.finish()
+        verdict = _verdict(outcome, exc)
         # The handlers' frames point back to this one (f_back): no local may lead
         # to what they raised, or the tracebacks would hold reference cycles.
         star = _handler = awaitable = part = exc = None  # type: ignore[assignment]
         if verdict is None:
+            if _PYPY and sys.version_info < (3, 11):
+                try:
+                    raise _Settle
+                except _Settle:
+                    _handled.set_handled(outcome)  # type: ignore[arg-type]
+                    raise outcome  # type: ignore[misc]  # noqa: B904 - see _PYPY
+            if _PYPY:
+                traceback = outcome.__traceback__  # type: ignore[union-attr]
+                try:
+                    raise outcome  # type: ignore[misc]
+                except BaseException:
+                    outcome.__traceback__ = traceback  # type: ignore[union-attr]
+                    outcome = traceback = None
+                    raise
+            outcome = None
             raise
         return verdict
+
+
+if _PYPY:
+    import __pypy__  # type: ignore[import-not-found]
+
+    if sys.version_info < (3, 11):
+        catch.__exit__ = __pypy__.hidden_applevel(catch.__exit__)  # type: ignore[method-assign]
+        catch.__aexit__ = __pypy__.hidden_applevel(catch.__aexit__)  # type: ignore[method-assign]
 
 
 class suppress:

@@ -167,8 +167,17 @@ def load(filename: str | Path, extra_builtins: Dict[str, Any] | None = None) -> 
     module = types.ModuleType(path.stem)
     module.__file__ = str(path)
     module.__dict__["__builtins__"] = namespace_builtins
+    # PyPy ignores a ``__builtins__`` that is not the builtins module: there the
+    # classes are globals of the module (which shadow builtins alike), and its
+    # imports are answered by the importer installed for the time the file runs.
+    module.__dict__.update((name, value) for name, value in namespace_builtins.items()
+                           if name != "__import__" and getattr(builtins, name, importer) is not value)
     code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
-    exec(code, module.__dict__)
+    builtins.__import__ = importer
+    try:
+        exec(code, module.__dict__)
+    finally:
+        builtins.__import__ = real_import
     return module
 
 
