@@ -24,7 +24,7 @@ from support.mutants import mutants, on_star_line, star_message
 from support.processes import PURE_HERE, call
 
 SEED = 654
-COUNT = 3000
+COUNT = 10000
 
 pytestmark = pytest.mark.needs_processes
 
@@ -63,6 +63,11 @@ def known_gap(source: str, want: list[object] | None, got: list[object] | None) 
         or (want[1] == got[1] == INVALID and want[2] == got[2])
         # The running tokenizer's column for a character after a continuation.
         or (want[1] == got[1] == OLD_TOKENIZER[-1] and want[2] == got[2])
+        # 3.15's tokenizer reads the rest of the line when its parser stops (the running one does not).
+        or (str(want[1]).startswith(OLD_TOKENIZER) and want[2] == got[2] and want[3] > got[3])  # type: ignore[operator]
+        # A string prefix 3.15 tokenizes otherwise (t-strings, PEP 750).
+        or any(re.search(r"(?<![\w'\"])[tT][rR]?['\"]", lines[row - 1]) is not None
+               for row in {want[2], got[2]} if isinstance(row, int) and 0 < row <= len(lines))
     )
 
 

@@ -21,7 +21,6 @@ from exceptstar._compiler.syntax import (
     NOT_PARENTHESIZED_AS,
     TARGET,
     Problem,
-    before,
     lines,
 )
 
