@@ -265,7 +265,9 @@ def ensure_venv(target: Target, lint: bool, progress: Progress) -> Path:
         # PyPI has newer releases of some test tools (Hypothesis) for PyPy as sources that need a
         # Rust toolchain and the network to build: PyPy takes the newest wheel instead.
         binary = ["--prefer-binary"] if target.implementation == "PyPy" else []
-        run(*pip, *binary, "-e", f"{ROOT}[{','.join(extras)}]")
+        # psutil 7 (for the Jupyter kernel) calls PyErr_FormatV, which PyPy 3.9's C API lacks.
+        pins = ["psutil<7"] if target.implementation == "PyPy" and target.version < (3, 10) else []
+        run(*pip, *binary, "-e", f"{ROOT}[{','.join(extras)}]", *pins)
     stamp_file.write_text(stamp)
     progress.step(label, f"{shown(venv)} built in {time.monotonic() - start:.0f} s")
     return python
