@@ -47,18 +47,22 @@ def run(args: "List[str]") -> int:
         with open(path, "rb") as file:
             source = file.read()
     except OSError as error:
-        # PyPy names the file normalized and unquoted.
-        shown = os.path.abspath(path) if _PYPY else repr(_absolute(path))
+        # PyPy names the file unquoted.
+        shown = _absolute(path) if _PYPY else repr(_absolute(path))
         sys.stderr.write(f"{sys.executable}: can't open file {shown}: [Errno {error.errno}] "
                          f"{error.strerror}\n")
         return 2
-    # The script's __file__, which tracebacks then show.
-    path = _absolute(path)
+    # The name the script's code has, which tracebacks show, and its __file__
+    # (PyPy 3.11's joined to the working directory as CPython's, its code's normalized).
+    filename = _absolute(path)
+    path = os.path.join(os.getcwd(), path) if _PYPY and sys.version_info >= (3, 10) else filename
     try:
-        source = _as_file_runner_reads(source, path)
+        source = _as_file_runner_reads(source, filename)
     except SyntaxError as error:
-        return _report(error)
-    return _run_source(source, path, path)
+        unreadable = error
+    else:
+        return _run_source(source, filename, path)
+    return _report(unreadable)
 
 
 _PYPY = sys.implementation.name == "pypy"
@@ -66,8 +70,8 @@ _PYPY = sys.implementation.name == "pypy"
 
 def _absolute(path: str) -> str:
     """``path`` as the interpreter names a script or a folder it runs: 3.9+ join it to
-    the working directory unnormalized (PyPy 3.9 normalized), 3.8 keeps it as given."""
-    if _PYPY and sys.version_info < (3, 10):
+    the working directory unnormalized (PyPy normalized), 3.8 keeps it as given."""
+    if _PYPY:
         return os.path.abspath(path)
     return os.path.join(os.getcwd(), path) if sys.version_info >= (3, 9) else path
 
@@ -274,12 +278,14 @@ def _run_source(source: bytes, filename: str, path: "Optional[str]", command: "O
     """Run a script's ``source`` (from ``path``), or ``-c``'s ``command`` (``source`` its bytes)."""
     from exceptstar._compiler.pycache import main_code
 
+    failed = None
     try:
         code: CodeType = main_code(source, filename, path)  # cached, unless it warns
     except SyntaxError as error:
-        if path is not None:
-            error = _as_file_runner_reports(error, source, path)
-        return _report(error.with_traceback(None))
+        failed = _as_file_runner_reports(error, source, path) if path is not None else error
+    if failed is not None:
+        # Reported after the handler: there PyPy gives the handled exception its traceback back.
+        return _report(failed.with_traceback(None))
     if command is not None and sys.version_info >= (3, 13):
         _quote_command(code, command)
     namespace = _fresh_main(path)
