@@ -16,7 +16,7 @@ from exceptstar._engine import Star, invalid_types_message
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
-    from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, Union
+    from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar, Union
 
     _Types = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
     _Key = Union[Type[BaseException], Iterable[Type[BaseException]]]
@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     _Call = Callable[[Any], object]
     _ExcType = Optional[Type[BaseException]]
     _Traceback = Optional[TracebackType]
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 def _not_sync(handler: object, part: BaseException, result: object) -> TypeError:
     close = getattr(result, "close", None)
@@ -77,6 +78,17 @@ def _is_awaitable(value: object) -> bool:
 # statement, the frame's own state is made the outcome as well, which that
 # statement's block restores when it ends.
 _PYPY = sys.implementation.name == "pypy"
+# PyPy 3.9: raise by name, in frames made hidden (``hidden``).
+RAISE_BY_NAME = _PYPY and sys.version_info < (3, 11)
+
+
+def hidden(func: "_F") -> "_F":
+    """``func``, whose frame PyPy 3.9 leaves out of tracebacks (see ``_PYPY``); itself elsewhere."""
+    if not RAISE_BY_NAME:
+        return func
+    import __pypy__  # type: ignore[import-not-found]
+
+    return __pypy__.hidden_applevel(func)  # type: ignore[no-any-return]
 
 
 class catch:
@@ -193,7 +205,7 @@ class catch:
             if verdict is None and not _PYPY:
                 outcome = None
                 raise
-            if verdict is None and sys.version_info < (3, 11):
+            if verdict is None and RAISE_BY_NAME:
                 raise outcome  # type: ignore[misc]  # noqa: B904 - see _PYPY
         if verdict is None:  # PyPy 3.11: see _PYPY
             if from_with and outcome.__traceback__ is None:  # type: ignore[union-attr]
@@ -231,7 +243,7 @@ class catch:
         # to what they raised, or the tracebacks would hold reference cycles.
         star = _handler = awaitable = part = exc = None  # type: ignore[assignment]
         if verdict is None:
-            if _PYPY and sys.version_info < (3, 11):
+            if RAISE_BY_NAME:
                 try:
                     raise _Settle
                 except _Settle:
@@ -250,12 +262,8 @@ class catch:
         return verdict
 
 
-if _PYPY:
-    import __pypy__  # type: ignore[import-not-found]
-
-    if sys.version_info < (3, 11):
-        catch.__exit__ = __pypy__.hidden_applevel(catch.__exit__)  # type: ignore[method-assign]
-        catch.__aexit__ = __pypy__.hidden_applevel(catch.__aexit__)  # type: ignore[method-assign]
+catch.__exit__ = hidden(catch.__exit__)  # type: ignore[method-assign]
+catch.__aexit__ = hidden(catch.__aexit__)  # type: ignore[method-assign]
 
 
 class suppress:

@@ -15,7 +15,7 @@ recursion, as every walk over groups in the core.
 from types import TracebackType
 
 from exceptstar import _frames, _handled
-from exceptstar._catch import _chain, _Settle
+from exceptstar._catch import RAISE_BY_NAME, _chain, _Settle, hidden
 from exceptstar._classes import group_classes
 from exceptstar._notes import add_note
 
@@ -213,6 +213,8 @@ class collapse:
         except _Settle:
             # A bare raise adds no entry for this frame; what is handled here is restored when this block ends.
             _handled.set_handled(leaf)
+            if RAISE_BY_NAME:
+                raise leaf  # noqa: B904 - PyPy 3.9, see _catch._PYPY
             leaf = None
             raise
 
@@ -234,8 +236,13 @@ class collapse:
             raise _Settle
         except _Settle:
             _handled.set_handled(leaf)
+            if RAISE_BY_NAME:
+                raise leaf  # noqa: B904 - PyPy 3.9, see _catch._PYPY
             leaf = None
             raise
+
+    __exit__ = hidden(__exit__)
+    __aexit__ = hidden(__aexit__)
 
     def __call__(self, func: "_F") -> "_F":
         import functools
@@ -257,10 +264,12 @@ class collapse:
                     except BaseException as interrupt:
                         chosen = _frames.strip(interrupt)
                     _handled.set_handled(chosen)
+                    if RAISE_BY_NAME:
+                        raise chosen  # noqa: B904 - PyPy 3.9, see _catch._PYPY
                     chosen = None  # type: ignore[assignment]
                     raise
 
-            return collapsing_async  # type: ignore[return-value]
+            return hidden(collapsing_async)  # type: ignore[return-value]
 
         @functools.wraps(func)
         def collapsing(*args: "Any", **kwargs: "Any") -> "Any":
@@ -272,8 +281,10 @@ class collapse:
                 except BaseException as interrupt:
                     chosen = _frames.strip(interrupt)
                 _handled.set_handled(chosen)
+                if RAISE_BY_NAME:
+                    raise chosen  # noqa: B904 - PyPy 3.9, see _catch._PYPY
                 chosen = None  # type: ignore[assignment]
                 raise
 
-        return collapsing  # type: ignore[return-value]
+        return hidden(collapsing)  # type: ignore[return-value]
 
