@@ -29,6 +29,8 @@ MODULE = [
 ]
 # Starts a line inside a string: only the tokenizer tells it from a clause.
 LOOKALIKE = ['HELP = """', 'except* E"""']
+# The group a naked exception is wrapped in holds a tuple (PyPy 3.11's native except*: a list).
+NAKED = "[ValueError(1)]" if sys.implementation.name == "pypy" and sys.version_info >= (3, 11) else "(ValueError(1),)"
 
 
 def _code(code: Any) -> Any:
@@ -51,4 +53,4 @@ def test_line_endings_compile_alike(ending: str, continued: str, lookalike: bool
     assert _code(ours[0]) == _code(reference[0])
     namespace: dict[str, Any] = {}
     exec(ours[0], namespace)
-    assert namespace["found"] == "ExceptionGroup('', (ValueError(1),))"
+    assert namespace["found"] == f"ExceptionGroup('', {NAKED})"
