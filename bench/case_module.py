@@ -21,7 +21,7 @@ built-in ``compile`` of the text of the 500-clause module as the rewrite
 leaves it (unparsed from the rewritten tree, plain Python): the floor of any
 design that emits the same scaffolding and compiles it natively once, with
 nothing else to do.  ``scan`` is the
-tokenizer-level scan (``_compiler.source.Scan``, what ``python -m exceptstar check``
+tokenizer-level scan (``_compiler.scan.Scan``, what ``python -m exceptstar check``
 runs) of the 500-clause module, against ``tokenize`` alone over the same text:
 a linear scan costs a constant factor over the tokenizer.
 ``uncached_import_500`` and ``uncached_import_one`` import those two modules
@@ -179,7 +179,7 @@ def build(side: str) -> Rows:
             for row, source in big_sources(star=True).items():
                 rows[row] = gc_on(compile_loop(compiler, source, star_path))
             rows["transform_500_text"] = gc_on(compile_loop(compile, rewritten_text(), star_path))
-        from exceptstar._compiler.source import Scan
+        from exceptstar._compiler.scan import Scan
 
         text = big_source(500, star=True)
         scan = Scan(text)

@@ -22,7 +22,8 @@ a module's under ``--no-implicit-reexport`` (part of ``--strict``).
 
 import builtins
 
-from exceptstar._compiler.source import Scan, has_except_star, mark, source_text
+from exceptstar._compiler.scan import Scan
+from exceptstar._compiler.source import has_except_star, mark, source_text
 from exceptstar._compiler.syntax import lines as source_lines
 
 TYPE_CHECKING = False

@@ -280,7 +280,8 @@ def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
     """Every invalid ``except*`` use in ``source``, on any version, and a note
     (``UNPARENTHESIZED_NOTE``) for each list of types without parentheses where no error is.
     A syntax error of another kind loses the tree: the tokenizer's problems, then that error."""
-    from exceptstar._compiler.source import Scan, mark, source_text
+    from exceptstar._compiler.scan import Scan
+    from exceptstar._compiler.source import mark, source_text
 
     text = source_text(source, filename)
     scan = Scan(text)

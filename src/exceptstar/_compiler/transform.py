@@ -15,7 +15,8 @@ import sys
 
 from exceptstar._classes import PURE
 from exceptstar._compiler import runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
-from exceptstar._compiler.source import Scan, has_except_star, mark, quick_scan, source_text
+from exceptstar._compiler.scan import Scan
+from exceptstar._compiler.source import has_except_star, mark, quick_scan, source_text
 from exceptstar._compiler.syntax import check_tree, find_problems
 
 TYPE_CHECKING = False

@@ -87,7 +87,8 @@ def parse_at(native_parse: "Any", source: "Any", filename: "Any" = "<unknown>", 
     if mode != "exec" or native_star or not isinstance(source, (str, bytes)) or not has_except_star(source):
         return native_parse(source, filename, mode, type_comments=type_comments,  # type: ignore[no-any-return]
                             feature_version=feature_version)
-    from exceptstar._compiler.source import Scan, mark, quick_scan, source_text
+    from exceptstar._compiler.scan import Scan
+    from exceptstar._compiler.source import mark, quick_scan, source_text
     from exceptstar._compiler.syntax import FLOW, before, find_problems
 
     text = source_text(source, filename)
