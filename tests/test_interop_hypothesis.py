@@ -10,6 +10,7 @@ here and as itself on native 3.13 with the same Hypothesis version.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -72,7 +73,12 @@ def test_as_native(tmp_path: Path) -> None:
                           capture_output=True, text=True, env=child_env(False))
     assert ours.returncode == 0, ours.stderr
     # Hypothesis's explanation notes name the file: as given on the command line on 3.8, absolute after.
-    assert ours.stdout.replace(f"{tmp_path}/", "") == native.stdout.replace(f"{tmp_path}/", "")
+    expected = native.stdout.replace(f"{tmp_path}/", "")
+    if sys.implementation.name == "pypy":
+        # Hypothesis explains a failure by tracing the lines run, which it does not do on PyPy: no such notes.
+        expected = re.sub(r", 'Explanation:', '    These lines were always and only run by failing examples:'"
+                          r"(, '        prog\.py:\d+')+", "", expected)
+    assert ours.stdout.replace(f"{tmp_path}/", "") == expected
     lines = native.stdout.splitlines()
     assert lines[:2] == ["two_bugs True",
                          "ExceptionGroup Hypothesis found 2 distinct failures. (2 sub-exceptions) None"]
