@@ -15,7 +15,7 @@ from typing import List
 import pytest
 
 NO_PROCESSES = sys.platform in ("emscripten", "wasi")
-REASON = "needs a subprocess, a thread or a socket, which Pyodide (CPython 3.14 compiled to WebAssembly, in the matrix) has not"
+REASON = "needs a subprocess, a thread or a socket, which Pyodide (CPython 3.14 in WebAssembly) has not"
 LOOP_REASON = "needs asyncio's own event loop, where Pyodide (in the matrix) runs its WebLoop"
 
 
