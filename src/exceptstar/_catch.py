@@ -70,13 +70,9 @@ def _is_awaitable(value: object) -> bool:
 # the caller's, which a with statement makes the one that its __exit__
 # received.  PyPy 3.9's __exit__ and __aexit__ raise it by name instead
 # (handled, so its __context__ stays), in frames that PyPy hides from
-# tracebacks as CPython's bare raise leaves them out.  PyPy 3.11 records no
-# context in hidden frames: there it is raised by name where it is the handled
-# one, caught, given back the traceback it had and re-raised bare (which, from
-# 3.11 on, takes ``__traceback__`` and adds no entry).  One without a traceback
-# (a new group) still gets its context where it leaves the frame: from a with
-# statement, the frame's own state is made the outcome as well, which that
-# statement's block restores when it ends.
+# tracebacks as CPython's bare raise leaves them out.  PyPy 3.11 keeps a
+# __context__ that was assigned when the exception is raised again: the
+# outcome's own is assigned to it before the bare raise.
 _PYPY = sys.implementation.name == "pypy"
 # PyPy 3.9: raise by name, in frames made hidden (``hidden``).
 RAISE_BY_NAME = _PYPY and sys.version_info < (3, 11)
@@ -190,7 +186,6 @@ class catch:
         if star.handled_all():  # the usual case: nothing to make handled, no block needed
             star = handler = awaitable = part = exc = None  # type: ignore[assignment]  # see below
             return True
-        from_with = _PYPY and sys.exc_info()[1] is exc
         try:
             raise _Settle
         except _Settle:
@@ -202,25 +197,13 @@ class catch:
             # The handlers' frames point back to this one (f_back): no local may lead
             # to what they raised, or the tracebacks would hold reference cycles.
             star = handler = awaitable = part = exc = None  # type: ignore[assignment]
-            if verdict is None and not _PYPY:
+            if verdict is None:
+                if RAISE_BY_NAME:
+                    raise outcome  # type: ignore[misc]  # noqa: B904 - see _PYPY
+                if _PYPY:
+                    outcome.__context__ = outcome.__context__  # type: ignore[union-attr]  # see _PYPY
                 outcome = None
                 raise
-            if verdict is None and RAISE_BY_NAME:
-                raise outcome  # type: ignore[misc]  # noqa: B904 - see _PYPY
-        if verdict is None:  # PyPy 3.11: see _PYPY
-            if from_with and outcome.__traceback__ is None:  # type: ignore[union-attr]
-                _handled.set_handled(outcome)  # type: ignore[arg-type]
-            try:
-                raise _Settle
-            except _Settle:
-                _handled.set_handled(outcome)  # type: ignore[arg-type]
-                traceback = outcome.__traceback__  # type: ignore[union-attr]
-                try:
-                    raise outcome  # type: ignore[misc]
-                except BaseException:
-                    outcome.__traceback__ = traceback  # type: ignore[union-attr]
-                    outcome = traceback = None
-                    raise
         return verdict
 
     async def __aenter__(self) -> None:
@@ -250,13 +233,7 @@ class catch:
                     _handled.set_handled(outcome)  # type: ignore[arg-type]
                     raise outcome  # type: ignore[misc]  # noqa: B904 - see _PYPY
             if _PYPY:
-                traceback = outcome.__traceback__  # type: ignore[union-attr]
-                try:
-                    raise outcome  # type: ignore[misc]
-                except BaseException:
-                    outcome.__traceback__ = traceback  # type: ignore[union-attr]
-                    outcome = traceback = None
-                    raise
+                outcome.__context__ = outcome.__context__  # type: ignore[union-attr]  # see _PYPY
             outcome = None
             raise
         return verdict
