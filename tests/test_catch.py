@@ -29,7 +29,8 @@ SRC = os.path.dirname(exceptstar.__file__)
 def native_type_error(types_source: str) -> str:
     """The message native ``except*`` gives for these clause types."""
     code = (f"try:\n    raise ValueError\nexcept* {types_source}:\n    pass\n")
-    if sys.version_info >= (3, 11):
+    # PyPy 3.11's except* words some refusals otherwise ("need type objects"): CPython's are the reference.
+    if sys.version_info >= (3, 11) and sys.implementation.name != "pypy":
         try:
             exec(code, {})
         except TypeError as error:
