@@ -76,6 +76,14 @@ _THROW_CONTEXT = (
     "(bpo-29587, fixed in 3.9): the CancelledError that any 3.8 task throws into a coroutine "
     "inside a finally or except block has no __context__, which this test checks")
 OLD = sys.version_info < (3, 11)
+PYPY311 = sys.implementation.name == "pypy" and sys.version_info >= (3, 11)
+def _throw_context_missing() -> bool:
+    return _before_3_9() or PYPY311
+
+
+_THROW_CONTEXT += (
+    "; PyPy 3.11's throw() into a finally block run by a propagating exception gives the thrown "
+    "exception no __context__ either (asyncio's own timeout too)")
 
 
 def _before_3_9() -> bool:
@@ -114,13 +122,14 @@ EAGER_NOW = sys.version_info >= (3, 12)
 PYPY = sys.implementation.name == "pypy"
 _PYPY_REFERRERS = ("asserts what gc.get_referrers() finds holding the exception, CPython's refcounting view: "
                    "PyPy's collector keeps frames and other objects alive until a collection, which it lists")
+_PYPY_REFERRER_TESTS = {f"test_taskgroups.{case}.test_exception_refcycles_{name}"
+                        for case in ("TestTaskGroup", "TestEagerTaskTaskGroup")
+                        for name in ("base_error", "direct", "errors", "parent_task", "parent_task_wr",
+                                     "propagate_cancellation_error")}
 EXCLUDED: dict[str, tuple[Callable[[], bool], str]] = {
     # test id: (whether it fails on this interpreter, reason)
     # (First: an entry below for the same test says more.)
-    **{f"test_taskgroups.{case}.test_exception_refcycles_{name}": (lambda: PYPY, _PYPY_REFERRERS)
-       for case in ("TestTaskGroup", "TestEagerTaskTaskGroup")
-       for name in ("base_error", "direct", "errors", "parent_task", "parent_task_wr",
-                    "propagate_cancellation_error")},
+    **{name: (lambda: PYPY, _PYPY_REFERRERS) for name in _PYPY_REFERRER_TESTS},
     "test_taskgroups.TestTaskGroup.test_taskgroup_task_context": (lambda: OLD,
         "create_task(context=...) needs 3.11's Task(context=): 3.8-3.10's loop.create_task "
         "has no context parameter (a task copies the current context), so it raises TypeError"),
@@ -150,10 +159,10 @@ EXCLUDED: dict[str, tuple[Callable[[], bool], str]] = {
         lambda: EAGER_NOW and _loop_create_task_names_late(),
         "the loop's create_task() sets the name after the task factory returns, when an eager task "
         "has already run (gh-128308, 3.14: the name is passed to the factory)"),
-    "test_timeouts.TimeoutTests.test_timeout_exception_context": (_before_3_9, _THROW_CONTEXT),
-    "test_timeouts.TimeoutTests.test_foreign_exception_on_timeout_2": (_before_3_9, _THROW_CONTEXT),
-    "test_timeouts.TimeoutTests.test_nested_timeout_in_finally": (_before_3_9, _THROW_CONTEXT),
-    "test_timeouts.TimeoutTests.test_timeout_taskgroup": (_before_3_9, _THROW_CONTEXT),
+    "test_timeouts.TimeoutTests.test_timeout_exception_context": (_throw_context_missing, _THROW_CONTEXT),
+    "test_timeouts.TimeoutTests.test_foreign_exception_on_timeout_2": (_throw_context_missing, _THROW_CONTEXT),
+    "test_timeouts.TimeoutTests.test_nested_timeout_in_finally": (_throw_context_missing, _THROW_CONTEXT),
+    "test_timeouts.TimeoutTests.test_timeout_taskgroup": (_throw_context_missing, _THROW_CONTEXT),
 }
 
 # On uvloop, two timers due at the same loop time can fire in different
@@ -351,6 +360,9 @@ def _check(report: dict[str, object], loop_kind: str, mode: str) -> None:
     if "test_timeouts.py" not in report["files"]:  # type: ignore[operator]
         expected = {name for name in expected if not name.startswith("test_timeouts.")}
     expected = {name for name in expected if name.rsplit(".", 1)[0] not in report["skipped_classes"]}  # type: ignore[operator]
+    if PYPY:
+        # What PyPy's collector still holds when a test looks varies: these may pass there too.
+        expected = {name for name in expected if name not in _PYPY_REFERRER_TESTS or name in failed}
     unexpected = {name: line for name, line in failed.items() if name not in expected}
     assert not unexpected, report["stderr"]
     # An exclusion must still be needed: it documents a real limit.
