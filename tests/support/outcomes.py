@@ -14,7 +14,7 @@ import sys
 from typing import Any, List
 
 from exceptstar import PURE
-from support.interpreters import native_python
+from support.interpreters import find_interpreters, native_python
 from support.processes import call
 from support.scenarios import run_sources
 
@@ -26,9 +26,17 @@ def run_here(sources: List[str]) -> List[Any]:
 def run_native(sources: List[str]) -> List[Any]:
     if sys.version_info >= (3, 12) and not PURE:
         return run_here(sources)
-    exe = native_python()
+    exe = native_python() if PURE or sys.version_info < (3, 11) else _like_311()
     assert exe is not None, "no CPython 3.11+ on this machine"
     return call(exe, "scenarios.run_sources", sources)  # type: ignore[no-any-return]
+
+
+def _like_311() -> str | None:
+    """3.11 with the built-ins: the newest native 3.12-3.13 here, whose except* wraps a naked
+    exception without a traceback as 3.11's does (gh-128799 gave it one in 3.14 and later 3.13
+    patch releases), and which takes split's rest as 3.12+ do; else the newest native."""
+    found = [version for version in find_interpreters() if (3, 12) <= version < (3, 14)]
+    return find_interpreters()[max(found)] if found else native_python()
 
 
 def run_pure(sources: List[str]) -> List[Any]:
