@@ -42,8 +42,9 @@ else:  # pragma: no cover - the built-in constructor is already fast
 
 # Whether a group wrapping a naked exception gets a traceback: the frame of the
 # `try` at its `except*` line (CPython gh-128799: 3.14, and 3.13 after 3.13.0).
-# Where the built-in groups are in use, what this interpreter's own except* does.
-_WRAPPER_TRACEBACK: "Optional[bool]" = True if _classes.PURE else None
+# Where CPython's built-in groups are in use, what this interpreter's own except* does;
+# PyPy 3.11's gives none, and catch() follows CPython 3.15 there.
+_WRAPPER_TRACEBACK: "Optional[bool]" = True if _classes.PURE or sys.implementation.name == "pypy" else None
 
 
 def _native_wrapper_traceback() -> bool:
