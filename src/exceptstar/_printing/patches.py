@@ -202,14 +202,8 @@ def _thread_excepthook(args: "Any") -> None:
                 stream = args.thread._stderr
             if stream is None:
                 return
-            if args.thread is not None:
-                name = args.thread.name
-            else:
-                import _thread
-
-                name = _thread.get_ident()
             text = _format(args.exc_type, args.exc_value, args.exc_traceback, stream)
-            stream.write(f"Exception in thread {name}:\n")
+            stream.write(f"Exception in thread {_thread_name(args)}:\n")
             stream.flush()
             stream.write(text)
             stream.flush()
@@ -231,15 +225,18 @@ def _thread_failsafe(args: "Any") -> None:
     stream = sys.stderr
     if stream is None:
         return
-    if args.thread is not None:
-        name = args.thread.name
-    else:
-        import _thread
-
-        name = _thread.get_ident()
-    stream.write(f"Exception in thread {name}:\n")
+    stream.write(f"Exception in thread {_thread_name(args)}:\n")
     stream.flush()
     sys.__excepthook__(args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def _thread_name(args: "Any") -> "str | int":
+    """The thread's name as ``threading.excepthook`` prints it (its ident when it has no object)."""
+    if args.thread is not None:
+        return args.thread.name  # type: ignore[no-any-return]
+    import _thread
+
+    return _thread.get_ident()
 
 
 def _patch_threading(module: "ModuleType") -> None:
