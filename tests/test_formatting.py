@@ -31,7 +31,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.interpreters import native_python
-from support.processes import run_python
+from support.processes import ours_and_newest, run_python
 
 PROGRAM = r'''
 import json
@@ -351,11 +351,7 @@ print(json.dumps(out))
 def test_syntax_errors_and_notes_print_as_the_newest_cpython() -> None:
     # Carets by display width (wide, combining and format characters, escapes,
     # Ctrl-Z), the odd offsets, notes in their colour: 3.15's on every version.
-    ours = run_python(sys.executable, SYNTAX_ERRORS, pure=True)
-    assert ours.returncode == 0, ours.stderr
-    newest = run_python(native_python() or sys.executable, SYNTAX_ERRORS)
-    assert newest.returncode == 0, newest.stderr
-    mine, theirs = json.loads(ours.stdout), json.loads(newest.stdout)
+    mine, theirs = ours_and_newest(SYNTAX_ERRORS)
     assert any("a note" in line and "\x1b[" in line for text in theirs for line in text.splitlines())
     for text, expected in zip(mine, theirs):
         assert text == expected

@@ -10,7 +10,6 @@ lines that only 3.11+ draws.
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 import textwrap
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.interpreters import native_python
-from support.processes import run_python
+from support.processes import ours_and_newest, run_python
 from test_formatting import without_carets
 
 PRELUDE = textwrap.dedent('''
@@ -404,11 +403,7 @@ def interpreter_tells(name: str, since: list[int]) -> bool:
 
 @pytest.mark.needs_processes
 def test_hints_as_the_newest_cpython() -> None:
-    ours = run_python(sys.executable, HINTS, pure=True)
-    assert ours.returncode == 0, ours.stderr
-    newest = run_python(native_python() or sys.executable, HINTS)
-    assert newest.returncode == 0, newest.stderr
-    mine, theirs = json.loads(ours.stdout), json.loads(newest.stdout)
+    mine, theirs = ours_and_newest(HINTS)
     assert sorted(mine) == sorted(theirs)
     for name, (text, since, plain) in mine.items():
         if interpreter_tells(name, since):

@@ -76,6 +76,16 @@ def run_native(code: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return run_python(exe, code, **kwargs)
 
 
+def ours_and_newest(code: str) -> tuple[Any, Any]:
+    """The JSON that ``code`` prints under exceptstar here (pure on 3.11+: 3.15's rules) and in the
+    newest native CPython (this interpreter where there is none to start)."""
+    ours = run_python(sys.executable, code, pure=True)
+    assert ours.returncode == 0, ours.stderr
+    newest = run_python(native_python() or sys.executable, code)
+    assert newest.returncode == 0, newest.stderr
+    return json.loads(ours.stdout), json.loads(newest.stdout)
+
+
 def call(exe: str, function: str, argument: Any, *, pure: bool = False, timeout: float = 300) -> Any:
     """``support.<module>.<name>(argument)`` run in ``exe``, for ``function`` ``"<module>.<name>"``."""
     module, name = function.rsplit(".", 1)
