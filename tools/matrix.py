@@ -388,13 +388,28 @@ def find_pypys() -> dict[Version, str]:
     return found
 
 
+def sid_failure() -> str | None:
+    """Why native CPython 3.14 and 3.15 are missing where the sid root can be made (root, Debian), or None.
+
+    They are the tests' reference: without them every comparison would be with an older CPython and
+    fail, so the matrix stops at once and says why, the build log's end included."""
+    if not sid.usable() or {(3, 14), (3, 15)} <= find_interpreters().keys():
+        return None
+    print("matrix: native CPython 3.14 and 3.15 from a Debian sid root (tools/sid.py; made once per machine)",
+          flush=True)
+    log = VENVS / "build-sid.log"
+    folder = sid.ensure(say=lambda what: print(f"matrix: sid: {what}", flush=True), log=log)
+    problem = "the root could not be made" if folder is None else sid.check(ROOT)
+    find_interpreters.cache_clear()
+    if problem is None and {(3, 14), (3, 15)} <= find_interpreters().keys():
+        return None
+    tail = log.read_text(errors="replace").splitlines()[-25:] if log.exists() else []
+    return "\n".join([f"matrix: no native CPython 3.14 and 3.15: {problem or 'not found after the build'}",
+                      *(f"  {shown(log)}: {line}" for line in tail)])
+
+
 def find_targets(pypy: bool) -> dict[str, Target]:
     """Every CPython 3.8-3.15 found (the sid root made first where it can be), and Pyodide where Node.js is."""
-    if sid.usable() and not {(3, 14), (3, 15)} <= find_interpreters().keys():
-        print("matrix: native CPython 3.14 and 3.15 from a Debian sid root (tools/sid.py; made once per machine)",
-              flush=True)
-        sid.ensure(say=lambda what: print(f"matrix: sid: {what}", flush=True), log=VENVS / "build-sid.log")
-        find_interpreters.cache_clear()
     targets = {}
     for version, exe in sorted(find_interpreters().items()):
         kind = "sid" if Path(exe).parent == sid.BIN else "host"
@@ -420,6 +435,10 @@ def main() -> int:
 
     print("matrix: looking for CPython 3.8-3.15 (pyenv, PATH, a Debian sid root) and Pyodide (Node.js)", flush=True)
     VENVS.mkdir(parents=True, exist_ok=True)
+    failure = sid_failure()
+    if failure:
+        print(failure, flush=True)
+        return 2
     # PyPy runs when asked for by name: its port is not finished (docs/develop.md).
     targets = find_targets(pypy=any(label.startswith("pypy") for label in args.only))
     found = [target.label + (" (sid)" if target.kind == "sid" else "") for target in targets.values()]

@@ -46,8 +46,15 @@ WRAPPER = """#!/bin/sh
 R={root}
 [ -e "$R/proc/self" ] || flock "$R.lock" sh -c '[ -e "$0/proc/self" ] || for d in $1; do \
 [ -d "$d" ] && mkdir -p "$0$d" && mount --rbind "$d" "$0$d"; done; true' "$R" "{mounts}"
+# A working directory that the top-level binds leave out (a checkout under /var, say) is bound
+# where it is; never one of the operating system's own folders, which the root has of its own.
+case "$PWD" in /*/*) case "${{PWD#/}}" in {system}) ;; *) [ "$R$PWD" -ef "$PWD" ] || flock "$R.lock" \
+sh -c '[ "$0$1" -ef "$1" ] || {{ mkdir -p "$0$1" && mount --rbind "$1" "$0$1"; }}' "$R" "$PWD";; esac;; esac
 exec chroot "$R" /usr/bin/env -C "$PWD" {inside} "$@"
 """
+# Never bound as a working directory: the root's own system folders (/var and /run are not among
+# them: a checkout or a runner's work folder may live there).
+OWN = ["bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"]
 
 
 def host_folders() -> list[str]:
@@ -70,7 +77,8 @@ def _write_wrappers() -> None:
     mounts = " ".join(host_folders())
     for name, inside in [("in-sid", ""), *COMMANDS.items()]:
         path = wrapper(name)
-        path.write_text(WRAPPER.format(root=ROOT, mounts=mounts, inside=inside))
+        system = "|".join(f"{folder}/*" for folder in OWN)
+        path.write_text(WRAPPER.format(root=ROOT, mounts=mounts, inside=inside, system=system))
         path.chmod(0o755)
 
 
@@ -91,11 +99,21 @@ def _build(say: Callable[[str], None], log: Path) -> None:
                 _unmount()
                 shutil.rmtree(ROOT)
             say(f"debootstrap of a minimal Debian sid into {ROOT}")
-            run("debootstrap", "--variant=minbase", "sid", str(ROOT), MIRROR)
+            # A download cut off midway fails the whole bootstrap: once more from nothing before giving up.
+            for attempt in (1, 2):
+                try:
+                    run("debootstrap", "--variant=minbase", "sid", str(ROOT), MIRROR)
+                    break
+                except subprocess.CalledProcessError:
+                    if attempt == 2:
+                        raise
+                    _unmount()
+                    shutil.rmtree(ROOT, ignore_errors=True)
         say(f"installing {' '.join(PACKAGES)} in the sid root")
-        # sid's Release file is often older than apt's validity window.
-        run("chroot", str(ROOT), "sh", "-c", "apt-get -qq -o Acquire::Check-Valid-Until=false update && "
-            f"DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends {' '.join(PACKAGES)}")
+        # sid's Release file is often older than apt's validity window; a second try resumes downloads.
+        install = ("apt-get -qq -o Acquire::Check-Valid-Until=false update && DEBIAN_FRONTEND=noninteractive "
+                   f"apt-get install -y -qq --no-install-recommends {' '.join(PACKAGES)}")
+        run("chroot", str(ROOT), "sh", "-c", f"{install} || {{ sleep 5; {install}; }}")
         # The host's settings, after the packages (ca-certificates writes its own bundle): the same
         # names (a test that connects to localhost reaches the same addresses), CA bundle and pip index.
         for name in ("etc/hosts", "etc/resolv.conf", "etc/pip.conf", "etc/ssl/certs/ca-certificates.crt"):
@@ -110,6 +128,19 @@ def _unmount() -> None:
     mounts = [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()]
     for point in sorted((m for m in mounts if m == str(ROOT) or m.startswith(f"{ROOT}/")), key=len, reverse=True):
         subprocess.run(["umount", "-l", point], stderr=subprocess.DEVNULL)
+
+
+def check(folder: Path) -> str | None:
+    """Why the wrappers cannot run their interpreters in ``folder`` (a checkout), or None when they can."""
+    for command in COMMANDS:
+        try:
+            result = subprocess.run([str(wrapper(command)), "-c", "import sys"], cwd=folder, capture_output=True,
+                                    text=True, timeout=300, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"{command}: {error}"
+        if result.returncode:
+            return f"{command} exits with {result.returncode}: {(result.stderr or result.stdout).strip()[-500:]}"
+    return None
 
 
 def ensure(say: Callable[[str], None] = print, log: Path | None = None) -> Path | None:
