@@ -1,15 +1,21 @@
-"""Run the benchmarks on every CPython 3.8-3.13 found here and write ``bench/RESULTS.md``.
+"""Run the benchmarks on every CPython 3.8-3.15 and PyPy found here and write ``bench/RESULTS.md``.
 
-    python3 bench/run.py [--quick] [--only 3.10] [--only 3.11] [--case groups] [--output FILE]
+    python3 bench/run.py [--quick] [--only 3.10] [--only pypy3.9] [--case groups] [--output FILE]
 
-For each interpreter: its own environment under ``.venvs/bench-pyXY`` (exceptstar
-installed editable from this checkout, plus the ``exceptiongroup`` backport),
+For each interpreter: its own environment under ``.venvs/bench-pyXY`` (``bench-pypyXY``;
+exceptstar installed editable from this checkout, plus the ``exceptiongroup`` backport),
 then every case script of ``bench/`` run once per side in fresh processes (see
 ``bench/_timing.py`` for the protocol and the timing loop).  The peer is the
 backport on 3.8-3.10 and the interpreter's own types and ``except*`` on 3.11+,
 where exceptstar runs with ``EXCEPTSTAR_PURE=1``.  Each row is checked against
 the issue's targets; for every missed one a cProfile excerpt of the exceptstar
 side is written below the tables.
+
+Native 3.14 and 3.15 and PyPy 3.11 are the Debian sid root's (``tools/sid.py``'s
+wrappers; their environments are run inside the root), PyPy 3.9 is ``pypy3`` on
+PATH (Debian 12's).  PyPy runs the cases of the groups, the engine, the leaves and
+the transformed module's imports (the others measure CPython's tools, or need
+``-X importtime``, which PyPy lacks), with no targets: the issue sets them for CPython.
 """
 
 from __future__ import annotations
@@ -31,13 +37,27 @@ from typing import Dict, List, NamedTuple, Tuple
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
-from tests.support.interpreters import find_interpreters  # noqa: E402
+from tests.support.interpreters import find_interpreters, find_pypys, make_venv  # noqa: E402
 
 VENVS = ROOT / ".venvs"
 PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk", "mypy", "pyright",
                  "basedpyright"]
+# PyPy's environments get the backport only: the other peers serve cases PyPy does not run.
+PYPY_PACKAGES = ["exceptiongroup"]
+PYPY_SCRIPTS = ["case_groups.py", "case_handle.py", "case_leaves.py", "case_module.py"]
 SIDES = ("exceptstar", "peer")
 Version = Tuple[int, int]
+
+
+class Interpreter(NamedTuple):
+    name: str  # as --only spells it: "3.10", "pypy3.9"
+    version: Version
+    exe: str
+    pypy: bool = False
+
+    @property
+    def title(self) -> str:
+        return "PyPy" if self.pypy else "CPython"
 
 
 class Row(NamedTuple):
@@ -161,8 +181,10 @@ class Target(NamedTuple):
     works: bool = False  # met when the exceptstar side runs at all (limit unused)
 
 
-def target(key: str, version: Version) -> Target | None:
-    """The issue's targets, as a bound on exceptstar/peer (or on exceptstar's seconds)."""
+def target(key: str, version: Version, pypy: bool = False) -> Target | None:
+    """The issue's targets, as a bound on exceptstar/peer (or on exceptstar's seconds); none on PyPy."""
+    if pypy:
+        return None
     native = version >= (3, 11)
     if key in ("construct", "construct_small") and not native:
         return Target(1 / 5, False, "≥ 5x faster")
@@ -203,22 +225,29 @@ def target(key: str, version: Version) -> Target | None:
 # ---------------------------------------------------------------------------- environments
 
 
-def ensure_venv(version: Version, exe: str) -> Path:
-    """The benchmark's own environment; rebuilt only when pyproject.toml or the peers change."""
-    venv = VENVS / f"bench-py{version[0]}{version[1]}"
-    python = venv / "bin" / "python"
+def ensure_venv(interpreter: Interpreter) -> Path:
+    """The benchmark's own environment; rebuilt only when pyproject.toml or the peers change.
+
+    A sid root interpreter's environment runs inside the root: the path returned is then
+    ``make_venv``'s script that enters it."""
+    version = interpreter.version
+    venv = VENVS / f"bench-{'pypy' if interpreter.pypy else 'py'}{version[0]}{version[1]}"
+    packages = PYPY_PACKAGES if interpreter.pypy else PEER_PACKAGES
+    host_python = venv / "bin" / "host-python"
     stamp_file = venv / ".bench-stamp"
     stamp = hashlib.sha256(
-        (ROOT / "pyproject.toml").read_bytes() + repr((version, exe, PEER_PACKAGES)).encode()
+        (ROOT / "pyproject.toml").read_bytes() + repr((version, interpreter.exe, packages)).encode()
     ).hexdigest()
-    if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
-        return python
+    if stamp_file.exists() and stamp_file.read_text() == stamp:
+        return host_python if host_python.exists() else venv / "bin" / "python"
     log(f"creating {venv.relative_to(ROOT)}")
     if venv.exists():
         shutil.rmtree(venv)
-    subprocess.run([exe, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                    "-e", str(ROOT), *PEER_PACKAGES], check=True)
+    python = Path(make_venv(interpreter.exe, venv))
+    # Some peers have newer releases as sources only for PyPy: its newest wheel instead.
+    binary = ["--prefer-binary"] if interpreter.pypy else []
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *binary,
+                    "-e", str(ROOT), *packages], check=True)
     stamp_file.write_text(stamp)
     return python
 
@@ -238,8 +267,10 @@ def side_env(side: str, version: Version) -> Dict[str, str]:
 
 def describe(python: Path) -> Dict[str, str]:
     code = (
-        "import json, sys, importlib.metadata as m\n"
-        "print(json.dumps({'python': sys.version.split()[0], "
+        "import json, platform, sys, importlib.metadata as m\n"
+        "pypy = getattr(sys, 'pypy_version_info', None)\n"
+        "print(json.dumps({'python': platform.python_version(), "
+        "'pypy': '.'.join(map(str, pypy[:3])) if pypy else '', "
         "'exceptiongroup': m.version('exceptiongroup'), 'exceptstar': m.version('exceptstar')}))"
     )
     proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True,
@@ -280,6 +311,7 @@ def run_script(python: Path, script: str, side: str, version: Version, quick: bo
 
 class VersionResults(NamedTuple):
     version: Version
+    pypy: bool
     info: Dict[str, str]
     cells: Dict[str, Dict[str, Result]]  # row key -> side -> result
     errors: List[str]
@@ -287,9 +319,10 @@ class VersionResults(NamedTuple):
     scripts: List[str]
 
 
-def bench_version(version: Version, exe: str, quick: bool, rounds: int, profile: bool,
+def bench_version(interpreter: Interpreter, quick: bool, rounds: int, profile: bool,
                   scripts: List[str]) -> VersionResults:
-    python = ensure_venv(version, exe)
+    version = interpreter.version
+    python = ensure_venv(interpreter)
     info = describe(python)
     # row key -> side -> the results of each process
     collected: Dict[str, Dict[str, List[Result]]] = {}
@@ -304,15 +337,15 @@ def bench_version(version: Version, exe: str, quick: bool, rounds: int, profile:
                     errors.append(stderr)
                 for key, result in rows.items():
                     collected.setdefault(key, {}).setdefault(side, []).append(result)
-        log(f"  {version[0]}.{version[1]} {script}: {time.perf_counter() - started:.1f} s")
+        log(f"  {interpreter.name} {script}: {time.perf_counter() - started:.1f} s")
     cells = {key: {side: merge(results) for side, results in sides.items()}
              for key, sides in collected.items()}
-    results = VersionResults(version, info, cells, errors, {}, scripts)
+    results = VersionResults(version, interpreter.pypy, info, cells, errors, {}, scripts)
     if profile:
         for row in rows_of(results):
             verdict = judge(row, results)
             if verdict is not None and not verdict[1]:
-                log(f"  {version[0]}.{version[1]} profiling {row.key}")
+                log(f"  {interpreter.name} profiling {row.key}")
                 _, text = run_script(python, row.script, "exceptstar", version, quick, row.key)
                 results.profiles[row.key] = text
     return results
@@ -373,7 +406,7 @@ def ratio_of(row: Row, results: VersionResults) -> float | None:
 
 def judge(row: Row, results: VersionResults) -> Tuple[float, bool] | None:
     """(how far from the limit, met?) for a row that has a target and figures."""
-    goal = target(row.key, results.version)
+    goal = target(row.key, results.version, results.pypy)
     if goal is None:
         return None
     if goal.works:
@@ -452,20 +485,21 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
         f"{rounds * imports} fresh interpreters. "
         "**Ratio** is exceptstar's time divided by the peer's: below 1 exceptstar is faster. "
         "The peer runs on the same interpreter in the same run: the `exceptiongroup` backport "
-        "on 3.8-3.10, the built-in types and `except*` on 3.11+ (where exceptstar is forced "
-        "pure with `EXCEPTSTAR_PURE=1`).\n")
+        "on 3.8-3.10 (and PyPy 3.9), the built-in types and `except*` on 3.11+ (and PyPy 3.11; "
+        "exceptstar is forced pure there with `EXCEPTSTAR_PURE=1`).\n")
     missed: List[Tuple[VersionResults, Row, float]] = []
     for results in all_results:
         version = results.version
         info = results.info
-        add(f"## CPython {info.get('python', '{}.{}'.format(*version))}\n")
+        pypy = f" (PyPy {info['pypy']})" if info.get("pypy") else ""
+        add(f"## {'PyPy' if results.pypy else 'CPython'} {info.get('python', '{}.{}'.format(*version))}{pypy}\n")
         add(f"exceptstar {info.get('exceptstar', '?')}, exceptiongroup "
             f"{info.get('exceptiongroup', '?')}.\n")
         add("| case | exceptstar | peer | peer's figure | ratio | spread | target | met? |")
         add("|---|---:|---|---:|---:|---:|---|---|")
         for row in rows_of(results):
             sides = results.cells.get(row.key, {})
-            goal = target(row.key, version)
+            goal = target(row.key, version, results.pypy)
             verdict = judge(row, results)
             if verdict is None:
                 met = "—" if goal is None else "not measured"
@@ -511,7 +545,7 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
         add("None: every target that could be measured was met.\n")
     for results, row, factor in missed:
         version = results.version
-        goal = target(row.key, version)
+        goal = target(row.key, version, results.pypy)
         assert goal is not None
         add(f"### {row.label} on {version[0]}.{version[1]}\n")
         if goal.works:
@@ -768,7 +802,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, metavar="N",
                         help="processes per case and side, alternating (default 3, quick 1)")
     parser.add_argument("--only", action="append", metavar="3.X",
-                        help="run only this interpreter (repeatable)")
+                        help="run only this interpreter: 3.X or pypy3.X (repeatable)")
     parser.add_argument("--case", action="append", metavar="NAME",
                         choices=[s[len("case_"):-len(".py")] for s in SCRIPTS],
                         help="run only bench/case_NAME.py (repeatable)")
@@ -776,22 +810,22 @@ def main() -> int:
                         help="skip profiling the rows that miss their target")
     parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md")
     args = parser.parse_args()
-    interpreters = find_interpreters()
+    interpreters = [Interpreter(f"{v[0]}.{v[1]}", v, exe) for v, exe in sorted(find_interpreters().items())]
+    interpreters += [Interpreter(f"pypy{v[0]}.{v[1]}", v, exe, True) for v, exe in sorted(find_pypys().items())]
     if args.only:
-        wanted = {tuple(int(x) for x in v.split(".")) for v in args.only}
-        interpreters = {v: exe for v, exe in interpreters.items() if v in wanted}
+        interpreters = [i for i in interpreters if i.name in args.only]
     if not interpreters:
-        log("no CPython 3.8-3.13 interpreter found")
+        log("no interpreter found" + (f" named {', '.join(args.only)}" if args.only else ""))
         return 1
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
     all_results = []
     rounds = args.rounds or (1 if args.quick else 3)
-    for version, exe in sorted(interpreters.items()):
-        log(f"CPython {version[0]}.{version[1]}: {exe}")
-        scripts = [s for s in SCRIPTS if not args.case or s[len("case_"):-len(".py")] in args.case]
-        all_results.append(bench_version(version, exe, args.quick, rounds, not args.no_profile,
-                                         scripts))
+    for interpreter in interpreters:
+        log(f"{interpreter.title} {interpreter.name}: {interpreter.exe}")
+        scripts = [s for s in (PYPY_SCRIPTS if interpreter.pypy else SCRIPTS)
+                   if not args.case or s[len("case_"):-len(".py")] in args.case]
+        all_results.append(bench_version(interpreter, args.quick, rounds, not args.no_profile, scripts))
     elapsed = time.perf_counter() - started
     write_report(args.output, all_results, args.quick, rounds, (load_before, os.getloadavg()[0]), elapsed)
     log(f"wrote {args.output} in {elapsed:.0f} s")

@@ -5,7 +5,9 @@ of 127.0.0.1, handles the refused connections with except* and prints what
 propagated.  Its output here (3.8-3.10: transformed except*, exceptstar's
 TaskGroup; 3.11+: native) must equal the output of the newest native CPython (3.15 here),
 where all of it is native, once the port numbers (chosen at random) are set
-aside; only the last line, saying how except* was provided, differs.
+aside; only the last line, saying how except* was provided, differs.  Every PyPy found
+runs it too, from the newest CPython's run (PyPy 3.11 natively and with exceptstar's
+transformation).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.interpreters import native_python
+from support.interpreters import find_interpreters, find_pypys, native_python
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -44,14 +46,29 @@ def test_demo_prints_as_the_newest_native(pure: bool, tmp_path: Path) -> None:
         pytest.skip("no native CPython 3.11+ here")
     reference = demo(native, False, tmp_path)
     assert re.match(r"except\* was provided natively by CPython 3\.1[1-9]", reference[-1]), reference[-1]
-    ours = demo(sys.executable, pure, tmp_path)
-    if sys.implementation.name == "pypy":
-        # PyPy's socket.gaierror says it lives in _socket, and the printed name follows __module__.
-        ours = [line.replace("_socket.gaierror", "socket.gaierror") for line in ours]
-    assert ours[:-1] == reference[:-1]
-    transformed = sys.version_info < (3, 11) or pure
-    assert ours[-1].startswith("except* was provided by exceptstar" if transformed else
-                               "except* was provided natively")
+    check(demo(sys.executable, pure, tmp_path), reference, sys.version_info < (3, 11) or pure,
+          sys.implementation.name == "pypy")
     assert "except* ConnectionRefusedError handled 3 of them:" in reference
     assert "     while connecting to 127.0.0.1:8o80" in reference
     assert "    [Errno 111] Connect call failed ('127.0.0.1', <port 0>)" in reference
+
+
+def check(ours: list[str], reference: list[str], transformed: bool, pypy: bool) -> None:
+    if pypy:
+        # PyPy's socket.gaierror says it lives in _socket, and the printed name follows __module__.
+        ours = [line.replace("_socket.gaierror", "socket.gaierror") for line in ours]
+    assert ours[:-1] == reference[:-1]
+    assert ours[-1].startswith("except* was provided by exceptstar" if transformed else
+                               "except* was provided natively")
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_the_demo_on_pypy_prints_as_the_newest_native(pure: bool, tmp_path: Path) -> None:
+    native = native_python()
+    if sys.implementation.name != "cpython" or sys.version_info[:2] != max(find_interpreters(), default=None):
+        pytest.skip("the PyPys are run from the newest CPython's run")
+    if native is None or not find_pypys():
+        pytest.skip("no PyPy here")
+    reference = demo(native, False, tmp_path)
+    for version, exe in find_pypys().items():
+        check(demo(exe, pure, tmp_path), reference, version < (3, 11) or pure, True)

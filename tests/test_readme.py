@@ -5,7 +5,8 @@ is written out as that file; every ``$ python -m exceptstar ...`` line of a ```c
 block that shows output is then run on those files and must print exactly that output.
 The two dependency lines mean what the README says on this interpreter, and its library
 pattern runs with exceptstar where it is needed and without it where it is not.  The
-documentation pages are checked the same way by tests/test_docs.py.
+commands also run on every PyPy found (from the newest CPython's run, once per matrix).
+The documentation pages are checked the same way by tests/test_docs.py.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from support.interpreters import find_interpreters, find_pypys
 from support.processes import ROOT, SRC, child_env
 
 PURE = sys.version_info >= (3, 11)
@@ -60,6 +62,28 @@ def test_documented_commands_print_what_is_shown(tmp_path: Path) -> None:
         assert (proc.stdout + proc.stderr).splitlines() == output, command
         checked += 1
     assert checked >= 1
+
+
+def pypys_from_the_newest_cpython() -> dict[tuple[int, int], str]:
+    """The PyPys found, when this is the newest CPython's run (the PyPys are asked once per matrix)."""
+    if sys.implementation.name != "cpython" or sys.version_info[:2] != max(find_interpreters(), default=None):
+        pytest.skip("the PyPys are run from the newest CPython's run")
+    found = find_pypys()
+    if not found:
+        pytest.skip("no PyPy here")
+    return found
+
+
+@pytest.mark.needs_processes
+@pytest.mark.parametrize("pure", [False, True])
+def test_documented_commands_print_what_is_shown_on_pypy(tmp_path: Path, pure: bool) -> None:
+    # PyPy 3.9 transforms either way; PyPy 3.11 runs its own except*, or exceptstar's when pure.
+    (tmp_path / "script.py").write_text(FILES["script.py"])
+    for version, exe in pypys_from_the_newest_cpython().items():
+        for command, output in _sessions():
+            proc = subprocess.run([exe, *command.split()[1:]], cwd=tmp_path, capture_output=True, text=True,
+                                  env=child_env(pure), timeout=120)
+            assert (proc.stdout + proc.stderr).splitlines() == output, (version, command)
 
 
 def test_dependency_lines_install_where_the_readme_says() -> None:

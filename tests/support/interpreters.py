@@ -1,4 +1,4 @@
-"""The CPython interpreters on this machine: the one place that finds them.
+"""The CPython and PyPy interpreters on this machine: the one place that finds them.
 
 Used by the tests (their native reference), ``tools/matrix.py`` and
 ``bench/run.py``; standard library only, and valid on 3.8.
@@ -54,6 +54,23 @@ def find_interpreters() -> dict[tuple[int, int], str]:
             if out == ["CPython", "3", str(minor)]:
                 found[(3, minor)] = exe
                 break
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def find_pypys() -> dict[tuple[int, int], str]:
+    """PyPy 3.9 (``pypy3`` on PATH: Debian 12's) and PyPy 3.11 (the sid root's), by the version each implements."""
+    found: dict[tuple[int, int], str] = {}
+    for exe in (shutil.which("pypy3"), str(SID_BIN / "pypy3.11")):
+        if exe is None or not Path(exe).exists():
+            continue
+        try:
+            out = subprocess.run([exe, "-c", "import sys, platform; print(platform.python_implementation(), "
+                                  "*sys.version_info[:2])"], capture_output=True, text=True, timeout=60).stdout.split()
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if len(out) == 3 and out[0] == "PyPy":
+            found.setdefault((int(out[1]), int(out[2])), exe)
     return found
 
 
