@@ -86,6 +86,22 @@ def test_documented_commands_print_what_is_shown_on_pypy(tmp_path: Path, pure: b
             assert (proc.stdout + proc.stderr).splitlines() == output, (version, command)
 
 
+def test_the_pypy_rows_say_what_each_pypy_uses() -> None:
+    rows = {row.split(" | ")[0].lstrip("| "): row for row in README.splitlines() if row.startswith("| PyPy ")}
+    code = ("import asyncio, builtins, exceptstar, exceptstar.asyncio\n"
+            "ours, theirs = exceptstar.asyncio.TaskGroup, getattr(asyncio, 'TaskGroup', ())\n"
+            "print(exceptstar.PURE, exceptstar.ExceptionGroup is builtins.ExceptionGroup,"
+            " ours is not theirs and issubclass(ours, theirs))\n")
+    for (major, minor), exe in pypys_from_the_newest_cpython().items():
+        row = rows[f"PyPy {major}.{minor}"]
+        proc = subprocess.run([exe, "-c", code], capture_output=True, text=True, env=child_env(False), timeout=120)
+        pure, in_builtins, subclass = proc.stdout.split()
+        assert in_builtins == "True", proc.stderr
+        # The pure classes and the transformation, or PyPy's own with 3.15's TaskGroup above asyncio's.
+        assert (pure, subclass) == (("True", "False") if "pure classes" in row else ("False", "True"))
+        assert ("transformed" in row) == (pure == "True") and ("PyPy's own" in row) == (pure == "False")
+
+
 def test_dependency_lines_install_where_the_readme_says() -> None:
     lines = [re.fullmatch(r'dependencies = \["(.*)"\]\n', code) for kind, code in BLOCKS if kind == "toml"]
     plain, marked = (Requirement(match.group(1)) for match in lines if match)
