@@ -11,13 +11,14 @@ reading stops or when ``as`` names it), an invalid target after ``as``.
 import builtins
 import sys
 
-from exceptstar._compiler.syntax import INVALID, NO_TYPES, NOT_PARENTHESIZED_AS, TARGET, Problem, lines
+from exceptstar._compiler.problem import INVALID, NO_TYPES, NOT_PARENTHESIZED_AS, TARGET, Problem
+from exceptstar._compiler.source import lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Dict, List, Optional, Tuple
 
-    from exceptstar._compiler.syntax import Key
+    from exceptstar._compiler.problem import Key
 
 _builtin_compile = builtins.compile
 _PyCF_ONLY_AST = 0x400

@@ -9,6 +9,8 @@ statements in a tree, ``warn_flow_in_finally`` gives the warnings (called by
 C loops, that a part compiled without a tree (``native_parts``) has none.
 """
 
+from exceptstar._compiler.problem import Problem
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
@@ -151,8 +153,6 @@ def warn_flow_in_finally(tree: "ast.AST", filename: str) -> None:
         except SyntaxWarning:
             failed = True
         if failed:
-            from exceptstar._compiler.syntax import Problem  # which imports this module
-
             # Raised outside the handler: 3.14's SyntaxError replaces the warning, no context.
             raise Problem(message, (node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1),
                           None).exception(filename)

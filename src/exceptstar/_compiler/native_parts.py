@@ -14,10 +14,9 @@ import sys
 
 from exceptstar._compiler.finally_flow import may_leave_finally
 from exceptstar._compiler.joined import with_functions
-from exceptstar._compiler.source import mark, quick_scan
+from exceptstar._compiler.source import filename_text, future_flags, mark, quick_scan
+from exceptstar._compiler.source import lines as lines_of
 from exceptstar._compiler.syntax import check_tree
-from exceptstar._compiler.syntax import lines as lines_of
-from exceptstar._compiler.transform import filename_text, future_flags
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

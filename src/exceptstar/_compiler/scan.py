@@ -15,14 +15,14 @@ import builtins
 import sys
 
 from exceptstar._compiler.clause_rules import ClauseRules, bracket_step, expression_start, is_name
-from exceptstar._compiler.source import tokenizer_lines
-from exceptstar._compiler.syntax import INVALID, MIXED, NEVER_CLOSED, NOT_PARENTHESIZED_AS, Problem, lines
+from exceptstar._compiler.problem import INVALID, MIXED, NEVER_CLOSED, NOT_PARENTHESIZED_AS, Problem
+from exceptstar._compiler.source import lines, tokenizer_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Dict, List, Optional, Set, Tuple
 
-    from exceptstar._compiler.syntax import Key
+    from exceptstar._compiler.problem import Key
 
 _builtin_compile = builtins.compile
 _PyCF_ONLY_AST = 0x400

@@ -13,17 +13,34 @@ and it also reports the clauses the parser would reject.
 import builtins
 import sys
 
-from exceptstar._compiler.syntax import lines
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
     from typing import Any, Dict, List, Optional, Tuple, Union
 
-    from exceptstar._compiler.syntax import Key
+    from exceptstar._compiler.problem import Key
 
 _builtin_compile = builtins.compile
 _PyCF_ONLY_AST = 0x400
+_FUTURE_FLAGS = 0
+
+
+def future_flags() -> int:
+    """Every ``__future__`` feature's compiler flag (what ``compile`` may inherit)."""
+    global _FUTURE_FLAGS
+    if not _FUTURE_FLAGS:
+        import __future__
+
+        for name in __future__.all_feature_names:
+            _FUTURE_FLAGS |= getattr(__future__, name).compiler_flag
+    return _FUTURE_FLAGS
+
+
+def filename_text(filename: object) -> str:
+    """A ``compile`` filename (str, bytes or path) as the text its code objects and errors carry."""
+    if isinstance(filename, bytes):
+        return filename.decode(sys.getfilesystemencoding(), "surrogateescape")
+    return str(filename)
 
 
 def has_except_star(source: "Union[str, bytes]") -> bool:
@@ -83,6 +100,15 @@ def uses_except_star(source: "Union[str, bytes]") -> bool:
     except (tokenize.TokenError, SyntaxError):
         pass  # a clause before the error was found; what follows cannot be read
     return False
+
+
+def lines(text: str) -> "List[str]":
+    """Source lines as the tokenizer numbers them (str.splitlines also breaks at \\f and others)."""
+    if text.isascii() and not any(other in text for other in "\v\f\x1c\x1d\x1e"):
+        return text.splitlines(True)  # the same lines, in half the time
+    import io
+
+    return io.StringIO(text, newline="").readlines()
 
 
 def tokenizer_lines(source_lines: "List[str]") -> "List[str]":

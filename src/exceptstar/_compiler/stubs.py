@@ -24,7 +24,7 @@ import builtins
 
 from exceptstar._compiler.scan import Scan
 from exceptstar._compiler.source import has_except_star, mark, source_text
-from exceptstar._compiler.syntax import lines as source_lines
+from exceptstar._compiler.source import lines as source_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

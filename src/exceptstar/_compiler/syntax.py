@@ -1,12 +1,10 @@
-"""The ``except*`` forms CPython rejects, with CPython 3.14's messages and positions.
+"""The ``except*`` forms CPython rejects, found in a parsed tree, in the order 3.15 reports them.
 
-A ``Problem`` is one invalid use: its message, where CPython puts it, and
-where it sits for ordering against other errors.  ``find_problems`` walks a
-parsed tree as the compiler does (break/continue/return in an ``except*``
-block, ``except`` mixed with ``except*``); the token-level problems (no types,
-unparenthesized types) come from ``source``, which sees the tokens.
-``check_tree`` raises the one CPython reports first; ``problems`` lists them
-all (for ``python -m exceptstar check``).
+``find_problems`` walks a parsed tree as the compiler does (break/continue/return
+in an ``except*`` block, ``except`` mixed with ``except*``), after the token-level
+problems (no types, unparenthesized types) that ``scan`` reads from the tokens;
+each is a ``problem.Problem``.  ``check_tree`` raises the one CPython reports
+first; ``problems`` lists them all (for ``python -m exceptstar check``).
 """
 
 import builtins
@@ -15,91 +13,28 @@ import sys
 # Imported here, never while a tree is checked: an import hook that checks
 # trees (pytest's, with the plugin) would be compiling it then, and fail.
 from exceptstar._compiler.finally_flow import warn_flow_in_finally
+from exceptstar._compiler.problem import INVALID, MIXED, Problem
+from exceptstar._compiler.scan import Scan
+from exceptstar._compiler.source import lines, mark, source_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Any, Dict, List, Optional, Tuple, Type, Union
+    from typing import Any, Dict, List, Optional, Tuple, Union
 
-    Key = Tuple[int, int]
-    Position = Tuple[int, int, int, int]
+    from exceptstar._compiler.problem import Key
 
-MIXED = "cannot have both 'except' and 'except*' on the same 'try'"
-# 3.14's parser, where none of its error rules applies: at the token it stopped at.
-INVALID = "invalid syntax"
-NO_TYPES = "expected one or more exception types"
-NOT_PARENTHESIZED = "multiple exception types must be parenthesized"
-# CPython 3.14 (PEP 758) takes `except* A, B:`; only with `as` are parentheses still needed.
-NOT_PARENTHESIZED_AS = "multiple exception types must be parenthesized when using 'as'"
 # What `check` says of such a clause (no error: 3.14 and exceptstar run it).
 UNPARENTHESIZED_NOTE = ("note: exception types without parentheses (PEP 758) run on 3.8-3.10 with exceptstar "
                         "and on 3.14+; CPython 3.11-3.13 reject them: multiple exception types must be parenthesized")
-# 3.14's rule for a target after `as` that is no name (the grammar's word for what it is).
-TARGET = "cannot use except* statement with {}"
-NEVER_CLOSED = "'{}' was never closed"
 FLOW = "'break', 'continue' and 'return' cannot appear in an except* block"
 
 _builtin_compile = builtins.compile
 _PyCF_ONLY_AST = 0x400
 
 
-class Problem:
-    """One invalid use of ``except*``: the SyntaxError CPython raises for it (1-based offsets)."""
-
-    def __init__(self, msg: str, position: "Position", text: "Optional[str]",
-                 order: "Optional[Key]" = None) -> None:
-        self.msg = msg
-        self.position = position
-        self.text = text
-        # Where the error sits for ordering against other errors (a lost
-        # position, -1, still has a place in the source).
-        self.order = order or (position[0], position[1])
-        # For a mixed-clauses error on a starred clause: where that clause's
-        # header ends, and 3.14's error at its star, which stands for this one
-        # when the clause's types are not one expression.
-        self.clause_end: Key = (0, 0)
-        self.at_star: Optional[Problem] = None
-        self.error_class: Type[SyntaxError] = SyntaxError
-
-    @property
-    def line(self) -> int:
-        """The line the problem is reported on, for listing problems in source order."""
-        return self.order[0]
-
-    def exception(self, filename: str) -> SyntaxError:
-        lineno, offset, end_lineno, end_offset = self.position
-        text = self.text
-        if text is None and lineno > 0:
-            # As PyErr_ProgramTextObject: compiler errors quote the file, if there is one.
-            text = _file_line(filename, lineno)
-        details: Tuple[Any, ...] = (filename, lineno, offset, text)
-        if sys.version_info >= (3, 10):
-            details += (end_lineno, end_offset)
-        return self.error_class(self.msg, details)
-
-
-def _file_line(filename: str, lineno: int) -> "Optional[str]":
-    try:
-        with open(filename, "rb") as file:
-            for number, line in enumerate(file, 1):
-                if number == lineno:
-                    return line.decode("utf-8", "replace")
-    except (OSError, ValueError):
-        pass
-    return None
-
-
 def before(error: "Problem", other: SyntaxError) -> bool:
     return error.order <= ((other.lineno or 0), (other.offset or 0))
-
-
-def lines(text: str) -> "List[str]":
-    """Source lines as the tokenizer numbers them (str.splitlines also breaks at \\f and others)."""
-    if text.isascii() and not any(other in text for other in "\v\f\x1c\x1d\x1e"):
-        return text.splitlines(True)  # the same lines, in half the time
-    import io
-
-    return io.StringIO(text, newline="").readlines()
 
 
 def check_tree(tree: "ast.AST", stars: "Dict[Key, Key]", filename: str, text: "Optional[str]",
@@ -280,9 +215,6 @@ def problems(source: "Union[str, bytes]", filename: str) -> "List[Problem]":
     """Every invalid ``except*`` use in ``source``, on any version, and a note
     (``UNPARENTHESIZED_NOTE``) for each list of types without parentheses where no error is.
     A syntax error of another kind loses the tree: the tokenizer's problems, then that error."""
-    from exceptstar._compiler.scan import Scan
-    from exceptstar._compiler.source import mark, source_text
-
     text = source_text(source, filename)
     scan = Scan(text)
     notes = [Problem(UNPARENTHESIZED_NOTE, (row, col + 1, row, col + 1), None)

@@ -16,7 +16,7 @@ import sys
 from exceptstar._classes import PURE
 from exceptstar._compiler import runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
 from exceptstar._compiler.scan import Scan
-from exceptstar._compiler.source import has_except_star, mark, quick_scan, source_text
+from exceptstar._compiler.source import filename_text, future_flags, has_except_star, mark, quick_scan, source_text
 from exceptstar._compiler.syntax import check_tree, find_problems
 
 TYPE_CHECKING = False
@@ -45,18 +45,7 @@ __all__ = ["compile", "has_except_star"]
 NATIVE_SYNTAX = sys.version_info >= (3, 11)
 
 _builtin_compile = builtins.compile
-_FUTURE_FLAGS = 0
 _PyCF_ONLY_AST = 0x400
-
-
-def future_flags() -> int:
-    global _FUTURE_FLAGS
-    if not _FUTURE_FLAGS:
-        import __future__
-
-        for name in __future__.all_feature_names:
-            _FUTURE_FLAGS |= getattr(__future__, name).compiler_flag
-    return _FUTURE_FLAGS
 
 
 # The built-in's result types: code, or with ast.PyCF_ONLY_AST (1024) a tree.
@@ -195,12 +184,6 @@ def _decoded(data: bytes) -> "Union[str, bytes]":
             except UnicodeDecodeError:
                 pass  # the interpreter's SyntaxError, from source_text
     return data
-
-
-def filename_text(filename: object) -> str:
-    if isinstance(filename, bytes):
-        return filename.decode(sys.getfilesystemencoding(), "surrogateescape")
-    return str(filename)
 
 
 def _has_try_star(tree: object) -> bool:
