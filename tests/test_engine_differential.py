@@ -24,6 +24,27 @@ from support.strategies import SCENARIOS_FOR_ENGINE
 OLD_RERAISE = sys.version_info < (3, 11)
 
 
+# PyPy 3.9 writes back into a handled exception's ``__traceback__`` the
+# traceback it was handled with whenever an ``except`` block inside its handler
+# ends (plain ``try``/``except`` as much as ``except*``): a part the handler
+# raised by name and caught again ends with the traceback it was handed, where
+# PyPy 3.11 and CPython keep the newer one.  Only which traceback object it is
+# differs there; everything else is compared.
+PYPY39_TB = sys.implementation.name == "pypy" and sys.version_info < (3, 10)
+
+
+def _drop_tb_labels(node: Any) -> None:
+    if isinstance(node, dict):
+        for key in ("tb", "kept_tb"):
+            if key in node:
+                node[key] = None
+        for value in node.values():
+            _drop_tb_labels(value)
+    elif isinstance(node, list):
+        for value in node:
+            _drop_tb_labels(value)
+
+
 def check(scenarios: List[Dict[str, Any]]) -> None:
     scenarios = [s for s in scenarios
                  if not (OLD_RERAISE and any("raise_caught" in c["steps"] and c["end"] == "reraise"
@@ -31,7 +52,10 @@ def check(scenarios: List[Dict[str, Any]]) -> None:
     sources = [render_native(s) for s in scenarios]
     expected = outcomes.run_newest(sources)
     got = outcomes.run_transformed(sources)
-    for source, g, e in zip(sources, got, expected):
+    for scn, source, g, e in zip(scenarios, sources, got, expected):
+        if PYPY39_TB and any("raise_caught" in c["steps"] for c in scn["clauses"]):
+            _drop_tb_labels(g)
+            _drop_tb_labels(e)
         assert g == e, source
 
 

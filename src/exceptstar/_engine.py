@@ -23,6 +23,7 @@ from exceptstar._rules import real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from types import TracebackType
     from typing import Iterator, List, Optional, Set, Tuple, Type
 
 _BaseExceptionGroup = _classes.BaseExceptionGroup
@@ -348,10 +349,27 @@ def _in_match(exc: BaseException) -> bool:
     """Whether ``exc`` was raised inside ``Star.match`` (or a call it made)."""
     tb = exc.__traceback__
     inner = None if tb is None else tb.tb_next
-    return inner is not None and inner.tb_frame.f_code is _MATCH_CODE
+    if inner is not None and inner.tb_frame.f_code is _MATCH_CODE:
+        return True
+    # PyPy gives a frame no traceback entry for what a tracer raises at its call event:
+    # there the user's entry stands at the call whose result becomes the clause's part.
+    return _PYPY and tb is not None and _calls_match(tb)
+
+
+def _calls_match(tb: "TracebackType") -> bool:
+    """Whether the instruction of ``tb`` is the guard's call of ``match``: the next one stores its part."""
+    import dis
+
+    found = False
+    for instruction in dis.get_instructions(tb.tb_frame.f_code):
+        if found and instruction.opname != "EXTENDED_ARG":
+            return instruction.opname.startswith("STORE_") and str(instruction.argval).startswith("__es_part_")
+        found = found or instruction.offset == tb.tb_lasti
+    return False
 
 
 _MATCH_CODE = Star.match.__code__
+_PYPY = sys.implementation.name == "pypy"
 
 
 # --- what propagates ---------------------------------------------------------

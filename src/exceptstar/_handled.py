@@ -36,12 +36,34 @@ def _bind() -> "Callable[[BaseException], None]":
     if sys.implementation.name == "pypy":
         # PyPy has no C API to call through ctypes; its own hook sets the exception that the
         # running except block handles, which PyPy restores when the block ends, as CPython does.
-        import __pypy__  # type: ignore[import-not-found]
+        from __pypy__ import hidden_applevel, set_exc_info  # type: ignore[import-not-found]
 
-        def set_handled_pypy(exc: BaseException) -> None:
-            __pypy__.set_exc_info(type(exc), exc, exc.__traceback__)
+        if sys.version_info >= (3, 11):
+            def set_handled_pypy311(exc: BaseException) -> None:
+                set_exc_info(type(exc), exc, exc.__traceback__)
 
-        return set_handled_pypy
+            return set_handled_pypy311
+
+        def reraise() -> None:
+            raise  # the handled exception, set just before
+
+        @hidden_applevel  # type: ignore[untyped-decorator]
+        def set_handled_pypy39(exc: BaseException) -> None:
+            set_exc_info(type(exc), exc, exc.__traceback__)
+            # PyPy 3.9 gives an exception its __context__ in the first frame that
+            # it reaches, once: one set here would get it where the user's bare
+            # `raise` sends it, from whatever the caller handles.  Reaching this
+            # hidden frame first, while it is itself the handled exception, spends
+            # that once with no context set and no traceback entry (hidden frames
+            # add none).  (PyPy 3.11 looks past hidden frames there: the caller's
+            # exception would be set.)
+            try:
+                reraise()
+            except BaseException as caught:
+                if caught is not exc:  # a tracer's or a signal handler's, in reraise
+                    raise
+
+        return set_handled_pypy39  # type: ignore[no-any-return]
 
     import ctypes
 

@@ -259,6 +259,10 @@ class collapse:
                 try:
                     return await func(*args, **kwargs)
                 except BaseException as error:
+                    if RAISE_BY_NAME:
+                        # PyPy 3.9's hidden frame handles its exception for itself alone: made the
+                        # handled one, it is the context of an interrupt raised while choosing.
+                        _handled.set_handled(error)
                     try:
                         chosen = _outcome(error, ignore)
                     except BaseException as interrupt:
@@ -276,6 +280,10 @@ class collapse:
             try:
                 return func(*args, **kwargs)
             except BaseException as error:
+                if RAISE_BY_NAME:
+                    # PyPy 3.9's hidden frame handles its exception for itself alone: made the
+                    # handled one, it is the context of an interrupt raised while choosing.
+                    _handled.set_handled(error)
                 try:
                     chosen = _outcome(error, ignore)
                 except BaseException as interrupt:
