@@ -5,14 +5,15 @@ names escape class-private mangling::
 
     try:
         BODY
-    except __exceptstar__.BaseException:
+    except:
         __es_star_N__ = __es_part_N__ = None
         try:                                      (the guard of clause k)
             __es_star_N__ = __exceptstar__.Star(None, (L1, ...))  # first clause only
             __es_part_N__ = __es_star_N__.match(Tk)
-        except __exceptstar__.BaseException:
-            __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, k)
+        except:
+            __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, 1)  # first clause only
             if __es_star_N__ is None:             # an error that propagates alone
+            if __exceptstar__.interrupted(__es_star_N__, k) is None:      # (other clauses)
                 del __es_star_N__, __es_part_N__
                 raise
             __es_part_N__ = None                  # an interrupt, recorded
@@ -27,7 +28,7 @@ names escape class-private mangling::
         ...                     (the same for every clause)
         try:
             __es_part_N__ = __es_star_N__.outcome()
-        except __exceptstar__.BaseException:
+        except:
             (as above, with 0 for k, then)
             __es_part_N__ = __es_star_N__       # asks again below, outside the handler
         if __es_part_N__ is not __es_star_N__:
@@ -43,6 +44,9 @@ names escape class-private mangling::
     finally:
         FINALLY
 
+The machinery's own handlers are bare: every exception is a ``BaseException``,
+and a type to check would only be more code to compile and to run.  (The
+handler that records what a clause's body raised names it, which needs a type.)
 Only calls into the engine are guarded, and what a handler body raises is
 recorded by code that calls nothing: on 3.11+ a signal handler can then only
 run (and raise ``KeyboardInterrupt``) inside a guard or in the user's own
@@ -285,7 +289,7 @@ class _StarTry:
         # No `as` name: the engine takes the exception from sys.exc_info(), and each
         # level of except* nested in a handler then uses two of CPython's 20
         # nested blocks, as native code does, instead of three.
-        outer = self._new(ast.ExceptHandler, self._runtime("BaseException"), None, body)
+        outer = self._new(ast.ExceptHandler, None, None, body)
         result = ast.Try(node.body, [outer], node.orelse, node.finalbody)
         result.__dict__.update({key: getattr(node, key) for key in POSITION if hasattr(node, key)})
         return result
@@ -437,11 +441,14 @@ class _StarTry:
         every try around a body costs one of CPython's 20 nested blocks.
         """
         new = self._new
-        sort = new(ast.Assign, [self._name(self.star, True)],
-                   new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, step)], []))
-        alone = new(ast.If, new(ast.Compare, self._name(self.star), [_IS], [self._none()]),
-                    [self._release(), self._raise()], [])
-        handler = new(ast.ExceptHandler, self._runtime("BaseException"), None, [sort, alone, *then])
+        sort = new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, step)], [])
+        handling: List[Any] = []
+        if step == 1:
+            # Before Star() returned the engine makes one: kept.  Later it hands back the same one.
+            handling.append(new(ast.Assign, [self._name(self.star, True)], sort))
+            sort = self._name(self.star)
+        handling.append(new(ast.If, new(ast.Compare, sort, [_IS], [self._none()]), [self._release(), self._raise()], []))
+        handler = new(ast.ExceptHandler, None, None, [*handling, *then])
         return new(ast.Try, calls, [handler], [], [])
 
 

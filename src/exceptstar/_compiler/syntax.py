@@ -9,6 +9,7 @@ first; ``problems`` lists them all (for ``python -m exceptstar check``).
 
 import builtins
 import sys
+from bisect import bisect_left
 
 # Imported here, never while a tree is checked: an import hook that checks
 # trees (pytest's, with the plugin) would be compiling it then, and fail.
@@ -109,6 +110,16 @@ class _ProblemFinder:
         self.lines: Optional[List[str]] = None
         self.parser_errors: List[Problem] = []
         self.compiler_errors: List[Problem] = []
+        # The lines of the starred clauses (none known: a 3.11+ tree, walked whole).
+        # Outside an except* block only a statement that holds one can hold a problem.
+        self.rows = sorted({row for row, _ in stars}) if stars else None
+
+    def _holds_no_star(self, node: "Any") -> bool:
+        rows = self.rows
+        if rows is None:
+            return False
+        first = bisect_left(rows, node.lineno)
+        return first == len(rows) or rows[first] > (node.end_lineno or node.lineno)
 
     def _line(self, row: int) -> str:
         if self.lines is None:
@@ -119,6 +130,8 @@ class _ProblemFinder:
                    in_function: bool) -> None:
         """``handler``: None outside an except* block, else (inside a loop, position lost)."""
         for node in body:
+            if handler is None and self._holds_no_star(node):
+                continue
             kind = type(node).__name__
             if kind in ("FunctionDef", "AsyncFunctionDef"):
                 self.statements(node.body, None, True)
