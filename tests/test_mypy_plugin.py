@@ -25,8 +25,9 @@ from support import typed_project
 from support.processes import SRC, child_env
 from support.render_native import installed, reference
 
-# Every test here starts processes (the tool, the programs it checks).
-pytestmark = pytest.mark.needs_processes
+# Every test here starts processes (the tool, the programs it checks); mypy, installed for a PyPy
+# at test time and run uncompiled there, is the slowest on it and checks nothing of PyPy's.
+pytestmark = [pytest.mark.needs_processes, pytest.mark.pypy_full_only]
 
 HERE = sys.version_info[:2]
 # The mypy release this interpreter runs, and the targets below 3.11 it checks here.
