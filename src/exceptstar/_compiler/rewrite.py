@@ -447,7 +447,8 @@ class _StarTry:
             # Before Star() returned the engine makes one: kept.  Later it hands back the same one.
             handling.append(new(ast.Assign, [self._name(self.star, True)], sort))
             sort = self._name(self.star)
-        handling.append(new(ast.If, new(ast.Compare, sort, [_IS], [self._none()]), [self._release(), self._raise()], []))
+        alone = new(ast.Compare, sort, [_IS], [self._none()])
+        handling.append(new(ast.If, alone, [self._release(), self._raise()], []))
         handler = new(ast.ExceptHandler, None, None, [*handling, *then])
         return new(ast.Try, calls, [handler], [], [])
 
