@@ -244,9 +244,7 @@ def ensure_venv(interpreter: Interpreter) -> Path:
     if venv.exists():
         shutil.rmtree(venv)
     python = Path(make_venv(interpreter.exe, venv))
-    # Some peers have newer releases as sources only for PyPy: its newest wheel instead.
-    binary = ["--prefer-binary"] if interpreter.pypy else []
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *binary,
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
                     "-e", str(ROOT), *packages], check=True)
     stamp_file.write_text(stamp)
     return python
