@@ -9,7 +9,6 @@ to be the whole tree's, or the whole tree is used (always on PyPy: no CPython co
 """
 
 import builtins
-import re
 import sys
 
 from exceptstar._compiler.finally_flow import may_leave_finally
@@ -96,7 +95,10 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
                                if holds_star(first, end)], filename, flags, optimize)
         if code is not None or not _stubbing_pays(text):
             return code
+    import re  # here, not at the top: an import that takes the path above never needs it
+
     edited = list(source_lines)
+    code_at_0 = re.compile(_CODE_AT_0).search
     stubbed = {}  # (name, first line) -> the native code of a stubbed function
     for const, first, body, end in _top_level_functions(native, source_lines):
         if holds_star(first, end):
@@ -109,7 +111,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
             # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
             # table): with the body stubbed, the module code would differ.
             continue
-        if _CODE_AT_0.search(blanked):
+        if code_at_0(blanked):
             # Module-level code that has no line of its own (`while 0:` and
             # its block, whose names 3.8 and 3.9 still list): not the body's.
             continue
@@ -159,7 +161,7 @@ def _stubbing_pays(text: str, starred: "Optional[List[Tuple[int, int, int]]]" = 
 
 # What a line that holds no code at column 0 starts with (a code line at 0 starts a statement).
 _NOT_AT_0 = (" ", "\t", "\f", "\n", "\r", "#")
-_CODE_AT_0 = re.compile(r"^[^ \t\f\n\r#]", re.MULTILINE)
+_CODE_AT_0 = r"(?m)^[^ \t\f\n\r#]"
 _ASCII = bytes(range(128))
 
 
