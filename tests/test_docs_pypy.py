@@ -5,21 +5,20 @@ block whose first line names a ``pypy_*.py`` file) and, in the ```console block 
 what CPython 3.15 (``$ python3.15 F``), PyPy 3.11 (``$ pypy3.11 F``) and PyPy 3.11 under
 exceptstar's transformation (``$ EXCEPTSTAR_PURE=1 pypy3.11 -m exceptstar run F``) print.
 Each command is run here with the real interpreters and must print exactly those lines
-(the program's folder shown as ``…``).  They run from the newest CPython's run only, as
-the README's commands on PyPy do (tests/test_readme.py): what they print depends on
-neither the running interpreter nor anything of this process.
+(the program's folder shown as ``…``).  They run once per matrix, as the README's commands
+on PyPy do (``support.interpreters.pypys_to_ask``): what they print depends on neither the
+running interpreter nor anything of this process.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
 import pytest
-from support.interpreters import find_interpreters, find_pypys
+from support.interpreters import find_interpreters, pypys_to_ask
 from support.processes import ROOT, child_env
 
 pytestmark = pytest.mark.needs_processes
@@ -55,11 +54,9 @@ def test_the_page_has_a_reproducer_for_each_kind_of_difference() -> None:
 
 
 def interpreters() -> Dict[str, str]:
-    if sys.implementation.name != "cpython" or sys.version_info[:2] != max(find_interpreters(), default=None):
-        pytest.skip("the PyPys are run from the newest CPython's run")
-    if (3, 15) not in find_interpreters() or (3, 11) not in find_pypys():
-        pytest.skip("needs CPython 3.15 and PyPy 3.11")
-    return {"python3.15": find_interpreters()[(3, 15)], "pypy3.11": find_pypys()[(3, 11)]}
+    if (3, 11) not in pypys_to_ask() or (3, 15) not in find_interpreters():
+        pytest.skip("PyPy 3.11 and CPython 3.15 are asked from the newest CPython on PyPy 3.11's side")
+    return {"python3.15": find_interpreters()[(3, 15)], "pypy3.11": pypys_to_ask()[(3, 11)]}
 
 
 @pytest.mark.parametrize("name, program, sessions", REPRODUCERS, ids=[r[0] for r in REPRODUCERS])

@@ -5,7 +5,7 @@ is written out as that file; every ``$ python -m exceptstar ...`` line of a ```c
 block that shows output is then run on those files and must print exactly that output.
 The two dependency lines mean what the README says on this interpreter, and its library
 pattern runs with exceptstar where it is needed and without it where it is not.  The
-commands also run on every PyPy found (from the newest CPython's run, once per matrix).
+commands also run on every PyPy found, once per matrix (``support.interpreters.pypys_to_ask``).
 The documentation pages are checked the same way by tests/test_docs.py.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
-from support.interpreters import find_interpreters, find_pypys
+from support.interpreters import pypys_to_ask
 from support.processes import ROOT, SRC, child_env
 
 PURE = sys.version_info >= (3, 11)
@@ -64,13 +64,10 @@ def test_documented_commands_print_what_is_shown(tmp_path: Path) -> None:
     assert checked >= 1
 
 
-def pypys_from_the_newest_cpython() -> dict[tuple[int, int], str]:
-    """The PyPys found, when this is the newest CPython's run (the PyPys are asked once per matrix)."""
-    if sys.implementation.name != "cpython" or sys.version_info[:2] != max(find_interpreters(), default=None):
-        pytest.skip("the PyPys are run from the newest CPython's run")
-    found = find_pypys()
+def pypys() -> dict[tuple[int, int], str]:
+    found = pypys_to_ask()
     if not found:
-        pytest.skip("no PyPy here")
+        pytest.skip("the PyPys are asked from the newest CPython on their side of the sid root")
     return found
 
 
@@ -79,7 +76,7 @@ def pypys_from_the_newest_cpython() -> dict[tuple[int, int], str]:
 def test_documented_commands_print_what_is_shown_on_pypy(tmp_path: Path, pure: bool) -> None:
     # PyPy 3.9 transforms either way; PyPy 3.11 runs its own except*, or exceptstar's when pure.
     (tmp_path / "script.py").write_text(FILES["script.py"])
-    for version, exe in pypys_from_the_newest_cpython().items():
+    for version, exe in pypys().items():
         for command, output in _sessions():
             proc = subprocess.run([exe, *command.split()[1:]], cwd=tmp_path, capture_output=True, text=True,
                                   env=child_env(pure), timeout=120)
@@ -92,7 +89,7 @@ def test_the_pypy_rows_say_what_each_pypy_uses() -> None:
             "ours, theirs = exceptstar.asyncio.TaskGroup, getattr(asyncio, 'TaskGroup', ())\n"
             "print(exceptstar.PURE, exceptstar.ExceptionGroup is builtins.ExceptionGroup,"
             " ours is not theirs and issubclass(ours, theirs))\n")
-    for (major, minor), exe in pypys_from_the_newest_cpython().items():
+    for (major, minor), exe in pypys().items():
         row = rows[f"PyPy {major}.{minor}"]
         proc = subprocess.run([exe, "-c", code], capture_output=True, text=True, env=child_env(False), timeout=120)
         pure, in_builtins, subclass = proc.stdout.split()

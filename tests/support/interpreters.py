@@ -74,6 +74,21 @@ def find_pypys() -> dict[tuple[int, int], str]:
     return found
 
 
+def pypys_to_ask() -> dict[tuple[int, int], str]:
+    """The PyPys whose runs the cross-interpreter checks (the README's commands, the demo, the
+    differences' reproducers) ask from this run: none but from the newest CPython on this side
+    of the sid root, where the PyPys on the same side are asked.  So each PyPy is asked once per
+    matrix: Debian 12's 3.9 from the host's newest (it cannot run inside the root), the root's
+    3.11 from native 3.15 inside it.
+    """
+    if sys.implementation.name != "cpython":
+        return {}
+    here = [version for version, exe in find_interpreters().items() if Path(exe).parent != SID_BIN]
+    if not here or sys.version_info[:2] != max(here):
+        return {}
+    return {version: exe for version, exe in find_pypys().items() if Path(exe).parent != SID_BIN}
+
+
 def host_path(exe: str, path: str) -> Path:
     """Where this process finds ``path``, a path that interpreter ``exe`` printed of its own files.
 
