@@ -52,6 +52,23 @@ def pypy39_tb_differs(scn: Dict[str, Any]) -> bool:
     return PYPY39_TB and any("raise_caught" in c["steps"] for c in scn["clauses"])
 
 
+# PyPy 3.11 never replaces an exception's ``__context__`` once it has one
+# (CPython gives it one at each raise): a naked exception raised in an outer
+# handler keeps that handler's exception as its context when a handler of the
+# statement raises it again (``raise e.exceptions[-1]``).  And what catch()
+# re-raises out of an ``async with`` gets its context assigned to stay (see
+# ``_catch._PYPY``), so an asyncio task raising it again later in an outer
+# handler cannot give it that handler's exception as CPython does.
+PYPY311 = sys.implementation.name == "pypy" and sys.version_info >= (3, 11)
+
+
+def pypy311_keeps_context(scn: Dict[str, Any], is_async: bool = False) -> bool:
+    if not (PYPY311 and scn["outer"]):
+        return False
+    naked = scn["body"] is not None and scn["body"]["kind"] == "leaf"
+    return is_async or (naked and any(c["end"] == "leaf" for c in scn["clauses"]))
+
+
 def _drop_tb_labels(node: Any) -> None:
     if isinstance(node, dict):
         for key in ("tb", "kept_tb"):
@@ -77,7 +94,7 @@ def without_tb(outcomes: List[Any]) -> List[Any]:
 
 
 def check(scenarios: List[Dict[str, Any]], is_async: bool = False) -> None:
-    scenarios = [s for s in scenarios if not old_reraise_differs(s)]
+    scenarios = [s for s in scenarios if not old_reraise_differs(s) and not pypy311_keeps_context(s, is_async)]
     expected = outcomes.run_native([render_native(s, is_async=is_async) for s in scenarios])
     got = outcomes.run_here([render_catch(s, is_async=is_async) for s in scenarios])
     for scn, g, e in zip(scenarios, got, expected):
@@ -90,6 +107,8 @@ def check(scenarios: List[Dict[str, Any]], is_async: bool = False) -> None:
 @pytest.mark.parametrize("is_async", [False, True], ids=["with", "async-with"])
 @pytest.mark.parametrize("name", sorted(HAND_WRITTEN))
 def test_hand_written(name: str, is_async: bool) -> None:
+    if pypy311_keeps_context(HAND_WRITTEN[name], is_async):
+        pytest.skip("PyPy 3.11 keeps the first __context__ an exception gets (pypy311_keeps_context)")
     check([HAND_WRITTEN[name]], is_async)
 
 
@@ -123,6 +142,7 @@ def test_generated_async(scenarios: List[Dict[str, Any]]) -> None:
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(SCENARIOS, min_size=5, max_size=10))
 def test_generated_pure_classes(scenarios: List[Dict[str, Any]]) -> None:
+    scenarios = [s for s in scenarios if not pypy311_keeps_context(s)]
     expected = outcomes.run_newest([render_native(s) for s in scenarios])
     got = outcomes.run_pure([render_catch(s) for s in scenarios])
     assert_same(scenarios, without_tb(got), without_tb(expected))

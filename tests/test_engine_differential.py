@@ -33,6 +33,18 @@ OLD_RERAISE = sys.version_info < (3, 11)
 PYPY39_TB = sys.implementation.name == "pypy" and sys.version_info < (3, 10)
 
 
+# PyPy 3.11 never replaces an exception's ``__context__`` once it has one
+# (CPython gives it one at each raise): a naked exception raised in an outer
+# handler keeps that handler's exception as its context when a handler of the
+# statement raises it again (``raise e.exceptions[-1]``).
+PYPY311 = sys.implementation.name == "pypy" and sys.version_info >= (3, 11)
+
+
+def pypy311_keeps_context(scn: Dict[str, Any]) -> bool:
+    naked = scn["body"] is not None and scn["body"]["kind"] == "leaf"
+    return PYPY311 and scn["outer"] and naked and any(c["end"] == "leaf" for c in scn["clauses"])
+
+
 def _drop_tb_labels(node: Any) -> None:
     if isinstance(node, dict):
         for key in ("tb", "kept_tb"):
@@ -48,7 +60,7 @@ def _drop_tb_labels(node: Any) -> None:
 def check(scenarios: List[Dict[str, Any]]) -> None:
     scenarios = [s for s in scenarios
                  if not (OLD_RERAISE and any("raise_caught" in c["steps"] and c["end"] == "reraise"
-                                             for c in s["clauses"]))]
+                                             for c in s["clauses"])) and not pypy311_keeps_context(s)]
     sources = [render_native(s) for s in scenarios]
     expected = outcomes.run_newest(sources)
     got = outcomes.run_transformed(sources)

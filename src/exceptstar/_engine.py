@@ -29,16 +29,29 @@ if TYPE_CHECKING:  # pragma: no cover
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
 if _classes.PURE:
+    from exceptstar._groups import BaseExceptionGroup as _PureBEG
+    from exceptstar._groups import ExceptionGroup as _PureEG
     from exceptstar._groups import _build_valid
 
     def _wrap(exc: BaseException) -> BaseException:
         """``BaseExceptionGroup('', (exc,))``, skipping the checks a caught exception passes."""
-        return _build_valid("", (exc,), {type(exc)})
+        return _build_valid("", (exc,), {type(exc)}, _PureEG if isinstance(exc, Exception) else _PureBEG)
 
 else:  # pragma: no cover - the built-in constructor is already fast
 
     def _wrap(exc: BaseException) -> BaseException:
         return _BaseExceptionGroup("", (exc,))
+
+
+def _traceback_class() -> type:
+    """``types.TracebackType``, without importing ``types`` (not imported at startup)."""
+    try:
+        raise Exception
+    except Exception as error:
+        return type(error.__traceback__)
+
+
+_TracebackType = _traceback_class()
 
 
 # Whether a group wrapping a naked exception gets a traceback: the frame of the
@@ -71,14 +84,12 @@ def _wrap_in_frame(exc: BaseException, extents: "Optional[Tuple[int, ...]]", cla
     if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
         frame = _frames.user_frame(sys._getframe(2))
         if frame is not None:
-            from types import TracebackType
-
             # No instruction: 3.11+ show the line alone, as CPython its clause (carets need positions).
             # Before, the clause's last line, by _spans.lasti written out: this runs on every naked
             # exception a clause takes.
             lineno = frame.f_lineno
             extent = extents[clause] if extents is not None and _SPANS else 0
-            group.__traceback__ = TracebackType(None, frame, _SPAN_BASE - lineno - extent if extent > 0 else -1,
+            group.__traceback__ = _TracebackType(None, frame, _SPAN_BASE - lineno - extent if extent > 0 else -1,
                                                 lineno)
     return group
 
@@ -149,7 +160,10 @@ class Star:
             # The transformed statement passes nothing: an `except ... as name`
             # would cost one more of CPython's 20 nested blocks at every level.
             exc = sys.exc_info()[1]
-        _classes.group_classes()  # notices a backport imported since the last statement
+        if getattr(sys.modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None) \
+                is not _classes._seen_backport:
+            # A backport imported since the last statement (_classes.group_classes, inline).
+            _classes.group_classes()
         self._orig: Optional[BaseException] = exc
         # What later clauses may still match: the naked exception itself until
         # a clause takes it (it is wrapped then, as CPython does).
@@ -198,10 +212,10 @@ class Star:
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
             if type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest)):
-                pair = rest.split(types)  # type: ignore[union-attr]
+                pair = rest.split(types) if not _PYPY311 else _split_pypy311(rest, types)  # type: ignore[union-attr, arg-type]
             else:
                 try:
-                    pair = rest.split(types)  # type: ignore[union-attr]
+                    pair = rest.split(types) if not _PYPY311 else _split_pypy311(rest, types)  # type: ignore[union-attr, arg-type]
                 except BaseException as error:
                     # The group's own code failed: that propagates alone, as in C.
                     self._alone = error
@@ -237,8 +251,11 @@ class Star:
         """Whether nothing would propagate: every part matched, no handler raised."""
         return self._rest is None and not self._raised
 
-    def outcome(self) -> "Optional[BaseException]":
+    def outcome(self, settled: bool = True) -> "Optional[BaseException]":
         """What propagates (None: nothing), made the handled exception.
+
+        ``settled``: on PyPy 3.11, its ``__context__`` is made to stay as it
+        is where the transformed statement's bare raise sends it (``settle_context``).
 
         Computed from the state, which it leaves as it is: after an interrupt
         the transformed statement records it and asks again.  The caller then
@@ -275,13 +292,25 @@ class Star:
                 raise
         if result is not None:
             _handled.set_handled(result)
+            if _PYPY311 and settled:
+                settle_context(result, orig)
         return result
 
     def finish(self) -> "Optional[BaseException]":
-        """``outcome()``, after which the Star holds nothing (for ``catch()``, which keeps it in a local)."""
-        result = self.outcome()
+        """``outcome()``, after which the Star holds nothing (for ``catch()``, which keeps it in a local).
+
+        Not ``settled``: ``catch()``'s ``__exit__`` settles what it re-raises itself.
+        """
+        result = self.outcome(False)
         self._orig = self._rest = self._raised = None
         return result
+
+
+def _split_pypy311(group: BaseException, types: object) -> object:
+    """``group.split(types)``, PyPy 3.11's built-in split done as CPython does it (``_groups.split_any``)."""
+    if getattr(type(group), "split", None) is _BUILTIN_SPLIT:
+        return _groups.split_any(group, types, _BUILTIN_GROUP)
+    return group.split(types)  # type: ignore[attr-defined]
 
 
 def _own_code_only(cls: type) -> bool:
@@ -291,6 +320,20 @@ def _own_code_only(cls: type) -> bool:
     """
     return (getattr(cls, "split", None) in _PLAIN_SPLITS and getattr(cls, "derive", None) in _PLAIN_DERIVES
             and cls.__getattribute__ in _PLAIN_GETATTRIBUTES)
+
+
+def settle_context(result: BaseException, orig: "Optional[BaseException]") -> None:
+    """On PyPy 3.11, keep the ``__context__`` of ``result`` as it is when a bare ``raise`` re-raises it.
+
+    PyPy 3.11 gives an exception whose ``__context__`` was never set one the
+    first time it is raised or re-raised, from the exception handled where it
+    arrives: after a bare raise, the one handled before the statement, which
+    the body's exception got as its own.  An assigned None is kept for good
+    (PyPy never replaces a context, where CPython gives one at each raise), so
+    it is assigned only where one would come.
+    """
+    if result.__context__ is None and orig is not None and orig.__context__ is not None:
+        result.__context__ = None
 
 
 def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
@@ -370,6 +413,9 @@ def _calls_match(tb: "TracebackType") -> bool:
 
 _MATCH_CODE = Star.match.__code__
 _PYPY = sys.implementation.name == "pypy"
+_PYPY311 = _PYPY and sys.version_info >= (3, 11)
+_BUILTIN_GROUP: type = getattr(builtins, "BaseExceptionGroup", BaseException)
+_BUILTIN_SPLIT = getattr(_BUILTIN_GROUP, "split", None)
 
 
 # --- what propagates ---------------------------------------------------------
