@@ -96,7 +96,6 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
         if code is not None or not _stubbing_pays(text):
             return code
     import re  # here, not at the top: an import that takes the path above never needs it
-
     edited = list(source_lines)
     code_at_0 = re.compile(_CODE_AT_0).search
     stubbed = {}  # (name, first line) -> the native code of a stubbed function

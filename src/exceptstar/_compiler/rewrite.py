@@ -44,9 +44,8 @@ names escape class-private mangling::
     finally:
         FINALLY
 
-The machinery's own handlers are bare: every exception is a ``BaseException``,
-and a type to check would only be more code to compile and to run.  (The
-handler that records what a clause's body raised names it, which needs a type.)
+The machinery's own handlers are bare (a type to check would only be more code
+to compile and run); the one that records what a body raised names it: it needs a type.
 Only calls into the engine are guarded, and what a handler body raises is
 recorded by code that calls nothing: on 3.11+ a signal handler can then only
 run (and raise ``KeyboardInterrupt``) inside a guard or in the user's own
@@ -286,9 +285,8 @@ class _StarTry:
             *clauses,
             *self._finish(),
         ]
-        # No `as` name: the engine takes the exception from sys.exc_info(), and each
-        # level of except* nested in a handler then uses two of CPython's 20
-        # nested blocks, as native code does, instead of three.
+        # No `as` name: the engine takes the exception from sys.exc_info(), so each level of except*
+        # nested in a handler uses two of CPython's 20 nested blocks, as native code does, not three.
         outer = self._new(ast.ExceptHandler, None, None, body)
         result = ast.Try(node.body, [outer], node.orelse, node.finalbody)
         result.__dict__.update({key: getattr(node, key) for key in POSITION if hasattr(node, key)})
@@ -393,10 +391,7 @@ class _StarTry:
 
     def _alike(self, key: "Any") -> "Any":
         """With a memo (``transform(shared=True)``), the node already built for ``key`` here; else None.
-
-        Its callers build a missing node and keep it (``_kept``): no closure is made for a node
-        found, which is nearly every one (a clause's names recur a dozen times).
-        """
+        Its callers build a missing one and keep it (``_kept``): no closure made for one found."""
         kit = self.kit
         return None if kit is None else kit.get(key)
 
@@ -435,11 +430,8 @@ class _StarTry:
         return self._alike("raise") or self._kept("raise", self._new(ast.Raise))
 
     def _guard(self, calls: "List[Any]", step: int, then: "List[Any]") -> "Any":
-        """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring).
-
-        Only the engine's own calls are guarded, not the handler bodies:
-        every try around a body costs one of CPython's 20 nested blocks.
-        """
+        """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring:
+        only the engine's calls are guarded, never a handler body)."""
         new = self._new
         sort = new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, step)], [])
         handling: List[Any] = []
