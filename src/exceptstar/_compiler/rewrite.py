@@ -102,9 +102,8 @@ except:
 """
 
 
-# What the rewrite changes outside the starred statements (beside them, the
-# module's prologue): uses of the group names and, before 3.11, `.add_note`.
-# Source without these words needs no walk over its expressions.
+# What the rewrite changes outside the starred statements (beside them, the module's prologue): uses
+# of the group names and, before 3.11, `.add_note`.  Source without these words needs no walk over its expressions.
 TRIGGERS = ("ExceptionGroup",) + (("add_note",) if sys.version_info < (3, 11) else ())
 
 
@@ -185,14 +184,11 @@ def _is_star_try(node: "ast.AST") -> bool:
     )
 
 
-
 # The statements that hold statements, and where: an expression never holds
 # one, so the starred statements are found without visiting any expression.
 _BLOCKS = ("body", "orelse", "finalbody")
-_COMPOUND = frozenset((
-    "FunctionDef", "AsyncFunctionDef", "ClassDef", "For", "AsyncFor", "While", "If",
-    "With", "AsyncWith", "Try", "TryStar", "Match",
-))
+_COMPOUND = frozenset(("FunctionDef", "AsyncFunctionDef", "ClassDef", "For", "AsyncFor", "While", "If",
+                       "With", "AsyncWith", "Try", "TryStar", "Match"))
 
 
 class _Rewriter:
