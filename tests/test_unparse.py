@@ -21,10 +21,13 @@ from exceptstar._compiler import rewrite, transform
 from exceptstar._compiler.unparse import unparse
 
 # On PyPy (3.9) it reads the whole standard library, uncompiled: the slowest file there, for 3.8's text.
-pytestmark = [pytest.mark.skipif(
-    sys.version_info >= (3, 10),
-    reason="3.10+: show uses ast.unparse; our unparse is what it uses on 3.8 (and is compared with ast.unparse on 3.9)"),
-    pytest.mark.pypy_full_only]
+pytestmark = [
+    pytest.mark.skipif(
+        sys.version_info >= (3, 10),
+        reason="3.10+: show uses ast.unparse; our unparse is what it uses on 3.8 "
+               "(and is compared with ast.unparse on 3.9)"),
+    pytest.mark.pypy_full_only,
+]
 
 ON_39 = sys.version_info[:2] == (3, 9)
 
