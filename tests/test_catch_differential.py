@@ -63,7 +63,7 @@ PYPY311 = sys.implementation.name == "pypy" and sys.version_info >= (3, 11)
 
 
 def pypy311_keeps_context(scn: Dict[str, Any], is_async: bool = False) -> bool:
-    if not (PYPY311 and scn["outer"]):
+    if not (PYPY311 and scn.get("outer")):
         return False
     naked = scn["body"] is not None and scn["body"]["kind"] == "leaf"
     return is_async or (naked and any(c["end"] == "leaf" for c in scn["clauses"]))

@@ -41,8 +41,10 @@ PYPY311 = sys.implementation.name == "pypy" and sys.version_info >= (3, 11)
 
 
 def pypy311_keeps_context(scn: Dict[str, Any]) -> bool:
+    if not (PYPY311 and scn.get("outer")):
+        return False
     naked = scn["body"] is not None and scn["body"]["kind"] == "leaf"
-    return PYPY311 and scn["outer"] and naked and any(c["end"] == "leaf" for c in scn["clauses"])
+    return naked and any(c["end"] == "leaf" for c in scn["clauses"])
 
 
 def _drop_tb_labels(node: Any) -> None:

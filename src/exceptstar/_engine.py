@@ -18,29 +18,19 @@ import builtins
 import sys
 
 from exceptstar import _classes, _frames, _groups, _handled, _spans
-from exceptstar._groups import MAX_DEPTH, SPLIT_TOO_DEEP, subset
-from exceptstar._rules import real_issubclass
+from exceptstar._groups import MAX_DEPTH, SPLIT_TOO_DEEP, _build_valid, subset
+from exceptstar._groups import BaseExceptionGroup as _PureBEG
+from exceptstar._groups import ExceptionGroup as _PureEG
+from exceptstar._rules import TypeMatcher, real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from types import TracebackType
+    from types import FrameType, TracebackType
     from typing import Iterator, List, Optional, Set, Tuple, Type
 
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
-if _classes.PURE:
-    from exceptstar._groups import BaseExceptionGroup as _PureBEG
-    from exceptstar._groups import ExceptionGroup as _PureEG
-    from exceptstar._groups import _build_valid
-
-    def _wrap(exc: BaseException) -> BaseException:
-        """``BaseExceptionGroup('', (exc,))``, skipping the checks a caught exception passes."""
-        return _build_valid("", (exc,), {type(exc)}, _PureEG if isinstance(exc, Exception) else _PureBEG)
-
-else:  # pragma: no cover - the built-in constructor is already fast
-
-    def _wrap(exc: BaseException) -> BaseException:
-        return _BaseExceptionGroup("", (exc,))
+_PURE = _classes.PURE
 
 
 def _traceback_class() -> type:
@@ -75,14 +65,20 @@ _SPANS, _SPAN_BASE = _spans.CARRIED, _spans.BASE
 
 
 def _wrap_in_frame(exc: BaseException, extents: "Optional[Tuple[int, ...]]", clause: int) -> BaseException:
-    """``_wrap(exc)``, with the traceback CPython gives it: one entry, the user's frame where it is now.
+    """``BaseExceptionGroup('', (exc,))``, with the traceback CPython gives it: one entry, the user's frame
+    where it is now.
 
     The entry spans the clause (``_spans``): ``extents[clause]`` lines past
-    the frame's, where the compiler counted them (``Star``).
+    the frame's, where the compiler counted them (``Star``).  The pure group is
+    made without the checks that a caught exception passes.
     """
-    group = _wrap(exc)
+    group = _build_valid("", (exc,), {type(exc)}, _PureEG if isinstance(exc, Exception) else _PureBEG) \
+        if _PURE else _BaseExceptionGroup("", (exc,))
     if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
-        frame = _frames.user_frame(sys._getframe(2))
+        frame: Optional[FrameType] = sys._getframe(2)
+        filename = frame.f_code.co_filename  # type: ignore[union-attr]
+        if filename.endswith(".py") and filename.startswith(_frames._PACKAGE_DIR):
+            frame = _frames.user_frame(frame)  # catch(): its own frames first
         if frame is not None:
             # No instruction: 3.11+ show the line alone, as CPython its clause (carets need positions).
             # Before, the clause's last line, by _spans.lasti written out: this runs on every naked
@@ -97,7 +93,8 @@ def _wrap_in_frame(exc: BaseException, extents: "Optional[Tuple[int, ...]]", cla
 # The group classes whose split()/derive() are exceptstar's or CPython's own
 # code: what they raise is an interrupt of the machinery (see `interrupted`),
 # not an error of the user's that propagates alone.
-_PLAIN_GROUPS: "Set[type]" = {_groups.BaseExceptionGroup, _groups.ExceptionGroup}
+_PURE_GROUPS = (_groups.BaseExceptionGroup, _groups.ExceptionGroup)
+_PLAIN_GROUPS: "Set[type]" = set(_PURE_GROUPS)
 if hasattr(builtins, "BaseExceptionGroup"):
     _PLAIN_GROUPS |= {builtins.BaseExceptionGroup, getattr(builtins, "ExceptionGroup")}  # noqa: B009 - typed for 3.10
 _PLAIN_SPLITS: "Set[object]" = {getattr(cls, "split") for cls in _PLAIN_GROUPS}  # noqa: B009
@@ -123,7 +120,10 @@ def invalid_types_message(types: object) -> "Optional[str]":
         return None
     if not (real_issubclass(type, type(types)) and real_issubclass(BaseException, types)):  # type: ignore[arg-type]
         return _CANNOT_CATCH
-    if issubclass(types, _classes.group_classes()):  # type: ignore[arg-type]
+    # _classes.group_classes(), its check for a new backport inline: catch() checks each key.
+    groups = _classes.GROUPS if getattr(sys.modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None) \
+        is _classes._seen_backport else _classes.group_classes()
+    if issubclass(types, groups):  # type: ignore[arg-type]
         return _CANNOT_CATCH_GROUP
     return None
 
@@ -211,7 +211,10 @@ class Star:
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
-            if type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest)):
+            if type(rest) in _PURE_GROUPS:
+                # Our own split() after its first step, the group matching whole, which `full` was.
+                pair: object = _groups._split(rest, TypeMatcher(types if type(types) is tuple else (types,)), True)  # type: ignore[arg-type]
+            elif type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest)):
                 pair = rest.split(types) if not _PYPY311 else _split_pypy311(rest, types)  # type: ignore[union-attr, arg-type]
             else:
                 try:
