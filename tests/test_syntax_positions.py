@@ -18,6 +18,7 @@ from support.interpreters import native_python
 from support.processes import run_python
 
 PURE = sys.version_info >= (3, 11)
+FLOW = "'break', 'continue' and 'return' cannot appear in an except* block"
 
 CASES = [
     'def f():\n    try:\n        pass\n    except* A:\n        return x\n',
@@ -93,6 +94,12 @@ def test_positions_and_precedence_as_native() -> None:
     # exceptstar follows the newest CPython (PEP 758: some of these are valid there).
     # On 3.11+ exceptstar parses with the running parser: its own words are the reference there.
     expected = _errors(native if sys.version_info < (3, 11) else sys.executable, "COMPILE = compile")
+    if sys.implementation.name == "pypy" and PURE:
+        # PyPy's code generator words break/continue/return in an except* block its own way
+        # and places it at the statement: there exceptstar gives 3.15's error, words and place.
+        newest = _errors(native, "COMPILE = compile")
+        expected = [theirs if theirs is not None and theirs[1] == FLOW else own
+                    for own, theirs in zip(expected, newest)]
     ours = _errors(sys.executable, "import exceptstar; COMPILE = exceptstar.compile", pure=PURE)
     for source, theirs, mine in zip(CASES, expected, ours):
         if theirs is None:
