@@ -17,16 +17,17 @@ an exception arriving in the middle (``interrupted``) loses nothing.
 import builtins
 import sys
 
-from exceptstar import _classes, _frames, _groups, _handled, _spans
-from exceptstar._groups import MAX_DEPTH, SPLIT_TOO_DEEP, _build_valid, subset
+from exceptstar import _classes, _frames, _groups, _handled, _pypy, _spans
 from exceptstar._groups import BaseExceptionGroup as _PureBEG
 from exceptstar._groups import ExceptionGroup as _PureEG
+from exceptstar._groups import _build_valid
+from exceptstar._reraise import prep_reraise_star
 from exceptstar._rules import TypeMatcher, real_issubclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from types import FrameType, TracebackType
-    from typing import Iterator, List, Optional, Set, Tuple, Type
+    from types import FrameType
+    from typing import Optional, Set, Tuple, Type
 
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
@@ -215,10 +216,10 @@ class Star:
                 # Our own split() after its first step, the group matching whole, which `full` was.
                 pair: object = _groups._split(rest, TypeMatcher(types if type(types) is tuple else (types,)), True)  # type: ignore[arg-type]
             elif type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest)):
-                pair = rest.split(types) if not _PYPY311 else _split_pypy311(rest, types)  # type: ignore[union-attr, arg-type]
+                pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
             else:
                 try:
-                    pair = rest.split(types) if not _PYPY311 else _split_pypy311(rest, types)  # type: ignore[union-attr, arg-type]
+                    pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
                 except BaseException as error:
                     # The group's own code failed: that propagates alone, as in C.
                     self._alone = error
@@ -296,7 +297,7 @@ class Star:
         if result is not None:
             _handled.set_handled(result)
             if _PYPY311 and settled:
-                settle_context(result, orig)
+                _pypy.settle_context(result, orig)
         return result
 
     def finish(self) -> "Optional[BaseException]":
@@ -309,13 +310,6 @@ class Star:
         return result
 
 
-def _split_pypy311(group: BaseException, types: object) -> object:
-    """``group.split(types)``, PyPy 3.11's built-in split done as CPython does it (``_groups.split_any``)."""
-    if getattr(type(group), "split", None) is _BUILTIN_SPLIT:
-        return _groups.split_any(group, types, _BUILTIN_GROUP)
-    return group.split(types)  # type: ignore[attr-defined]
-
-
 def _own_code_only(cls: type) -> bool:
     """Whether ``split``/``derive`` of groups of ``cls`` run only exceptstar's or CPython's code.
 
@@ -323,20 +317,6 @@ def _own_code_only(cls: type) -> bool:
     """
     return (getattr(cls, "split", None) in _PLAIN_SPLITS and getattr(cls, "derive", None) in _PLAIN_DERIVES
             and cls.__getattribute__ in _PLAIN_GETATTRIBUTES)
-
-
-def settle_context(result: BaseException, orig: "Optional[BaseException]") -> None:
-    """On PyPy 3.11, keep the ``__context__`` of ``result`` as it is when a bare ``raise`` re-raises it.
-
-    PyPy 3.11 gives an exception whose ``__context__`` was never set one the
-    first time it is raised or re-raised, from the exception handled where it
-    arrives: after a bare raise, the one handled before the statement, which
-    the body's exception got as its own.  An assigned None is kept for good
-    (PyPy never replaces a context, where CPython gives one at each raise), so
-    it is assigned only where one would come.
-    """
-    if result.__context__ is None and orig is not None and orig.__context__ is not None:
-        result.__context__ = None
 
 
 def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
@@ -399,109 +379,9 @@ def _in_match(exc: BaseException) -> bool:
         return True
     # PyPy gives a frame no traceback entry for what a tracer raises at its call event:
     # there the user's entry stands at the call whose result becomes the clause's part.
-    return _PYPY and tb is not None and _calls_match(tb)
-
-
-def _calls_match(tb: "TracebackType") -> bool:
-    """Whether the instruction of ``tb`` is the guard's call of ``match``: the next one stores its part."""
-    import dis
-
-    found = False
-    for instruction in dis.get_instructions(tb.tb_frame.f_code):
-        if found and instruction.opname != "EXTENDED_ARG":
-            return instruction.opname.startswith("STORE_") and str(instruction.argval).startswith("__es_part_")
-        found = found or instruction.offset == tb.tb_lasti
-    return False
+    return _PYPY and tb is not None and _pypy.calls_match(tb)
 
 
 _MATCH_CODE = Star.match.__code__
 _PYPY = sys.implementation.name == "pypy"
 _PYPY311 = _PYPY and sys.version_info >= (3, 11)
-_BUILTIN_GROUP: type = getattr(builtins, "BaseExceptionGroup", BaseException)
-_BUILTIN_SPLIT = getattr(_BUILTIN_GROUP, "split", None)
-
-
-# --- what propagates ---------------------------------------------------------
-
-def prep_reraise_star(
-    orig: BaseException, excs: "List[Optional[BaseException]]"
-) -> "Optional[BaseException]":
-    """CPython's ``_PyExc_PrepReraiseStar``.
-
-    ``orig`` is what the body raised; ``excs`` what each executed handler
-    raised, in clause order, then what no clause matched (``None`` entries are
-    skipped).  Handlers' re-raises (same traceback, cause and context objects
-    as ``orig``) and the unmatched rest are merged back into ``orig``'s shape;
-    anything else is new and goes first.  One result propagates as is, more
-    are wrapped in a new group.
-    """
-    if not excs:
-        return None
-    if not isinstance(orig, _classes.GROUPS):
-        return excs[0]
-    tb = orig.__traceback__
-    cause = orig.__cause__
-    context = orig.__context__
-    raised: List[BaseException] = []
-    reraised: List[BaseException] = []
-    for exc in excs:
-        if exc is None:
-            continue
-        if exc.__traceback__ is tb and exc.__cause__ is cause and exc.__context__ is context:
-            reraised.append(exc)
-        else:
-            raised.append(exc)
-    projection = _project(orig, _leaf_ids(reraised)) if reraised else None
-    if not raised:
-        return projection
-    if projection is not None:
-        raised.append(projection)
-    if len(raised) == 1:
-        return raised[0]
-    return _BaseExceptionGroup("", raised)
-
-
-def _leaf_ids(excs: "List[BaseException]") -> "Set[int]":
-    """The ids of the leaves (non-groups) of ``excs``, at any depth."""
-    groups = _classes.GROUPS
-    ids = set()
-    todo = list(excs)
-    while todo:
-        exc = todo.pop()
-        if isinstance(exc, groups):
-            todo.extend(exc.exceptions)  # type: ignore[attr-defined]
-        else:
-            ids.add(id(exc))
-    return ids
-
-
-def _project(group: BaseException, leaf_ids: "Set[int]") -> "Optional[BaseException]":
-    """The part of ``group`` whose leaves are in ``leaf_ids``, keeping its nesting.
-
-    CPython's split by instance ids: groups are rebuilt with their own
-    ``derive`` (never reused, even when every leaf is kept), innermost first,
-    and given the original's metadata.  A loop over an explicit stack, not
-    recursion: C nests groups as deep as memory allows.
-    """
-    groups = _classes.GROUPS
-    # One entry per group being walked: the group, its remaining members, what is kept of it.
-    stack: List[Tuple[BaseException, Iterator[BaseException], List[BaseException]]] = [
-        (group, iter(group.exceptions), [])  # type: ignore[attr-defined]
-    ]
-    part: Optional[BaseException] = None
-    while stack:
-        node, members, kept = stack[-1]
-        for member in members:
-            if id(member) in leaf_ids:
-                kept.append(member)
-            elif isinstance(member, groups):
-                if len(stack) >= MAX_DEPTH:  # C projects with the same recursion as it splits
-                    raise RecursionError(SPLIT_TOO_DEEP)
-                stack.append((member, iter(member.exceptions), []))  # type: ignore[attr-defined]
-                break
-        else:
-            stack.pop()
-            part = subset(node, kept, None, groups)
-            if stack and part is not None:
-                stack[-1][2].append(part)
-    return part

@@ -333,48 +333,6 @@ def _split(
     return pair  # type: ignore[return-value]
 
 
-def split_any(
-    group: BaseException, condition: object, groups: type
-) -> "Tuple[Optional[BaseException], Optional[BaseException]]":
-    """``group.split(condition)`` as CPython's C code splits it, for a group of any class.
-
-    ``groups``: the class whose instances are groups (CPython's
-    ``_PyBaseExceptionGroup_Check``).  Parts are made by ``subset``: for the
-    engine on PyPy 3.11, whose own split assigns each part its ``__context__``
-    (None too), which PyPy then never replaces when the part is raised.
-    """
-    matcher = matcher_of(condition)
-    if matcher(group):
-        return group, None
-    # One entry per group being walked: the group, its remaining members, its two sides.
-    stack: List[Tuple[BaseException, Iterator[BaseException], List[BaseException], List[BaseException]]] = [
-        (group, iter(group.exceptions), [], [])  # type: ignore[attr-defined]
-    ]
-    pair: Optional[Tuple[Optional[BaseException], Optional[BaseException]]] = None
-    while stack:
-        node, members, matched, rest = stack[-1]
-        if pair is not None:  # the split of the member group just walked
-            if pair[0] is not None:
-                matched.append(pair[0])
-            if pair[1] is not None:
-                rest.append(pair[1])
-            pair = None
-        for exc in members:
-            if matcher(exc):
-                matched.append(exc)
-            elif isinstance(exc, groups):
-                if len(stack) >= MAX_DEPTH:
-                    raise RecursionError(SPLIT_TOO_DEEP)
-                stack.append((exc, iter(exc.exceptions), [], []))  # type: ignore[attr-defined]
-                break
-            else:
-                rest.append(exc)
-        else:
-            stack.pop()
-            pair = subset(node, matched, None, groups), subset(node, rest, None, groups)
-    return pair  # type: ignore[return-value]
-
-
 def _split_open(
     group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool, stack: "List[_Walk]"
 ) -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
