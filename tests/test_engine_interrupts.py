@@ -31,8 +31,9 @@ from support.processes import run_native, run_python
 # landing there, in the scaffolding's own instructions rather than in
 # exceptstar's code, can propagate alone (and leave the scaffolding's names);
 # no guard can cover those points without costing a nested block per level
-# (see _rewrite).  Only there.
-OLD_SIGNAL_POINTS = sys.version_info < (3, 11)
+# (see _rewrite).  Only there.  PyPy (3.11 too) runs them between any two
+# instructions as well, at its periodic check.
+OLD_SIGNAL_POINTS = sys.version_info < (3, 11) or sys.implementation.name == "pypy"
 
 CHILD = r'''
 import json, signal, sys
