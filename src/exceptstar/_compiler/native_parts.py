@@ -51,8 +51,9 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     compile leaves them out (``_stars_apart``).
     """
     native_module = module and _names_in_ascii(text) and "ExceptionGroup" not in text
+    counts = None if native_module else _counts(text)  # once: each count reads the whole text
     # PyPy: the whole tree (code objects swapped are CPython's); [] : at best, all starred lines left out
-    if sys.implementation.name == "pypy" or not (native_module or _stubbing_pays(text, [])):
+    if sys.implementation.name == "pypy" or not (counts is None or _stubbing_pays(counts, [])):
         return None
     if may_leave_finally(text):
         return None  # PEP 765 warns: only the whole tree's path gives that, in CPython's order
@@ -72,7 +73,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     # starred functions, however they were read, are left out of it (a wrong
     # reading only leaves some other function to the tree).  Then only the tree
     # sees their lines and their warnings.
-    if not native_module and not _stubbing_pays(text, functions):
+    if counts is not None and not _stubbing_pays(counts, functions):
         return None
     stars_stubbed = None if native_module or functions is None else \
         _compile_stars_stubbed(source_lines, functions, filename, flags, optimize)
@@ -93,7 +94,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
                               [(const, first, end) for const, first, _, end
                                in _top_level_functions(native, source_lines, star_rows)
                                if holds_star(first, end)], filename, flags, optimize)
-        if code is not None or not _stubbing_pays(text):
+        if code is not None or not _stubbing_pays(_counts(text)):
             return code
     import re  # here, not at the top: an import that takes the path above never needs it
     edited = list(source_lines)
@@ -139,18 +140,17 @@ def _names_in_ascii(text: str) -> bool:
                    for other in others)
 
 
-def _stubbing_pays(text: str, starred: "Optional[List[Tuple[int, int, int]]]" = None) -> bool:
-    """Whether stubbing pays for its extra native compile (counted in C).
+def _counts(text: str) -> "Tuple[int, int, int]":  # lines, indented lines, clauses: in C, once a module
+    return text.count("\n"), text.count("\n ") + text.count("\n\t"), text.count("except*") + text.count("except *")
 
-    A tree costs about 1.7 native compiles a line.  A native compile of the
-    whole module pays when the indented lines less about 12 a clause are at
-    least half the module's; one without the ``starred`` functions (as
-    ``_star_functions`` reads them) also when the other indented lines are at
-    least 1.5 times the module-level ones (an empty list: an upper bound, before any scan).
-    """
-    lines = text.count("\n")
-    indented = text.count("\n ") + text.count("\n\t")
-    clauses = text.count("except*") + text.count("except *")
+
+def _stubbing_pays(counts: "Tuple[int, int, int]", starred: "Optional[List[Tuple[int, int, int]]]" = None) -> bool:
+    """Whether stubbing pays for its extra native compile (``_counts``: a tree costs
+    about 1.7 native compiles a line).  A native compile of the whole module
+    pays when the indented lines less about 12 a clause are at least half the
+    module's; one without the ``starred`` functions (as ``_star_functions`` reads them) also
+    when the other indented lines are at least 1.5 times the module-level ones ([]: an upper bound)."""
+    lines, indented, clauses = counts
     with_the_stars = (indented - 12 * clauses) >= _STUB_SHARE * lines
     if with_the_stars or starred is None:
         return with_the_stars
