@@ -51,6 +51,9 @@ CASES = {
     "annotations": "def f(a: int) -> str:\n    b: list = []\n    return str(a)\n",
     # Module-level code with no line of its own, whose names 3.8 and 3.9 still list.
     "dead code after a function": "def f():\n    a = 1\nwhile 0:\n    never_run = 1\nif 0:\n    nor_this = 2\n",
+    # The same, each body read apart from the module's text: a word of the rewrite's, or lines ended by \r.
+    "dead code, bodies read alone": "# global\ndef f():\n    a = 1\nwhile 0:\n    never_run = 1\n",
+    "dead code, lines ended by \\r": "def f():\r    a = 1\rwhile 0:\r    never_run = 1\r\rdef g():\r    b = 2\r",
     # Python reads identifiers NFKC-normalised: fullwidth letters spell the
     # names that the rewrite changes, without their ASCII text.
     "normalised names": "def f(e):\n    e.\uff41dd_note('n')\n    raise \uff25xceptionGroup('g', [e])\n",

@@ -29,26 +29,20 @@ _STUB_SHARE = 0.5
 
 
 def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, module: bool) -> "Any":
-    """The whole-tree path's code, without the tree of every function body; None
-    when it cannot be shown to be the same (then that path runs, and reports
-    any error).
+    """The whole-tree path's code, without the tree of every function body; None when it cannot be shown to be the
+    same (then that path runs, and reports any error).
 
-    Building the tree costs more than compiling natively, however few the
-    ``except*`` clauses.  So the module, its stars blanked, is compiled natively
-    (``native``); then the tree is built from the source with the body of each
-    top-level function that holds no star (and nothing else the rewrite
-    changes) replaced by ``pass``, every line kept where it was; that tree is
-    checked, rewritten and compiled as the whole one would be; and each stub's
-    code object is replaced by the native code of the same function.  A
-    function's code does not depend on what surrounds it; what the module-level
-    code makes of it (decorators, defaults, the name) is compiled from the tree.
-    Not on 3.11+, whose positions give each ``def`` its end, the body's.
+    Building the tree costs more than compiling natively, however few the ``except*`` clauses.  So the module, its
+    stars blanked, is compiled natively (``native``); then the tree is built from the source with the body of each
+    top-level function that holds no star (and nothing else the rewrite changes) replaced by ``pass``, every line
+    kept where it was; that tree is checked, rewritten and compiled as the whole one would be; and each stub's code
+    object is replaced by the native code of the same function.  A function's code does not depend on what surrounds
+    it; what the module-level code makes of it (decorators, defaults, the name) is compiled from the tree.  Not on
+    3.11+, whose positions give each ``def`` its end, the body's.
 
-    For a ``module`` (code run with the interpreter's builtins: imported, or
-    ``run``'s main script) the module-level code can be the native one, which
-    then lacks only the rewrite's prologue (see ``_native_module``), and where
-    the functions that hold a star can be told from the text, the native
-    compile leaves them out (``_stars_apart``).
+    For a ``module`` (code run with the interpreter's builtins: imported, or ``run``'s main script) the module-level
+    code can be the native one, which then lacks only the rewrite's prologue (see ``_native_module``), and where the
+    functions that hold a star can be told from the text, the native compile leaves them out (``_stars_apart``).
     """
     native_module = module and _names_in_ascii(text) and "ExceptionGroup" not in text
     counts = None if native_module else _counts(text)  # once: each count reads the whole text
@@ -68,11 +62,10 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
         code = _stars_apart(text, source_lines, stars, functions, filename, flags, optimize)
         if code is not None:
             return code
-    # The star-free functions' code is all that is taken from the native compile
-    # on the stubbing path, and a function's code is its own text's: so the
-    # starred functions, however they were read, are left out of it (a wrong
-    # reading only leaves some other function to the tree).  Then only the tree
-    # sees their lines and their warnings.
+    # The star-free functions' code is all that is taken from the native compile on the stubbing path, and a
+    # function's code is its own text's: so the starred functions, however they were read, are left out of it (a
+    # wrong reading only leaves some other function to the tree).  Then only the tree sees their lines and their
+    # warnings.
     if counts is not None and not _stubbing_pays(counts, functions):
         return None
     stars_stubbed = None if native_module or functions is None else \
@@ -97,23 +90,30 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
         if code is not None or not _stubbing_pays(_counts(text)):
             return code
     import re  # here, not at the top: an import that takes the path above never needs it
+    from itertools import accumulate
+
     edited = list(source_lines)
     code_at_0 = re.compile(_CODE_AT_0).search
+    # A body is read in place when the module holds none of the words below and
+    # its lines end at \n alone (where `^` finds them): each body's text unjoined.
+    whole = rewritten.isascii() and "\r" not in rewritten and "global" not in rewritten \
+        and not any(trigger in rewritten for trigger in TRIGGERS)
+    starts = [0, *accumulate(map(len, source_lines))] if whole else []  # each line's offset
     stubbed = {}  # (name, first line) -> the native code of a stubbed function
     for const, first, body, end in _top_level_functions(native, source_lines):
         if holds_star(first, end):
             continue  # through the tree
-        blanked = "".join(source_lines[body - 1:end])
-        if not blanked.isascii() or any(trigger in blanked for trigger in TRIGGERS):
-            continue  # the rewrite changes more than the stars there
-        if "global" in blanked:
-            # A `global x` anywhere in a function makes the module's own code
-            # store x with STORE_GLOBAL instead of STORE_NAME (CPython's symbol
-            # table): with the body stubbed, the module code would differ.
-            continue
-        if code_at_0(blanked):
-            # Module-level code that has no line of its own (`while 0:` and
-            # its block, whose names 3.8 and 3.9 still list): not the body's.
+        if not whole:
+            blanked = "".join(source_lines[body - 1:end])
+            if not blanked.isascii() or any(trigger in blanked for trigger in TRIGGERS):
+                continue  # the rewrite changes more than the stars there
+            # A `global x` anywhere in a function makes the module's own code store x with
+            # STORE_GLOBAL, not STORE_NAME (the symbol table): stubbed, the module code would differ.
+            if "global" in blanked:
+                continue
+        # Module-level code that has no line of its own (`while 0:` and its
+        # block, whose names 3.8 and 3.9 still list): not the body's.
+        if code_at_0(rewritten, starts[body - 1], starts[end]) if whole else code_at_0(blanked.replace("\r", "\n")):
             continue
         if not _stub(edited, body, end):
             return None
