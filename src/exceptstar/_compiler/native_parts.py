@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _builtin_compile = builtins.compile
 _PyCF_ONLY_AST = 0x400
 _CO_NEWLOCALS = 0x2
+_PYPY = sys.implementation.name == "pypy"
 # The share of a module's lines that must be stub-able (indented, away from the clauses).
 _STUB_SHARE = 0.5
 
@@ -45,9 +46,9 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     functions that hold a star can be told from the text, the native compile leaves them out (``_stars_apart``).
     """
     native_module = module and _names_in_ascii(text) and "ExceptionGroup" not in text
-    counts = None if native_module else _counts(text)  # once: each count reads the whole text
     # PyPy: the whole tree (code objects swapped are CPython's); [] : at best, all starred lines left out
-    if sys.implementation.name == "pypy" or not (counts is None or _stubbing_pays(counts, [])):
+    counts = None if native_module or _PYPY else _counts(text)  # once: each count reads the whole text
+    if _PYPY or not (counts is None or _stubbing_pays(counts, [])):
         return None
     if may_leave_finally(text):
         return None  # PEP 765 warns: only the whole tree's path gives that, in CPython's order
@@ -94,8 +95,7 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
 
     edited = list(source_lines)
     code_at_0 = re.compile(_CODE_AT_0).search
-    # A body is read in place when the module holds none of the words below and
-    # its lines end at \n alone (where `^` finds them): each body's text unjoined.
+    # Bodies read in place (not joined) when the text has no \r (`^` follows \n only) and none of the words below.
     whole = rewritten.isascii() and "\r" not in rewritten and "global" not in rewritten \
         and not any(trigger in rewritten for trigger in TRIGGERS)
     starts = [0, *accumulate(map(len, source_lines))] if whole else []  # each line's offset
