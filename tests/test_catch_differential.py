@@ -52,21 +52,21 @@ def pypy39_tb_differs(scn: Dict[str, Any]) -> bool:
     return PYPY39_TB and any("raise_caught" in c["steps"] for c in scn["clauses"])
 
 
-# PyPy 3.11 never replaces an exception's ``__context__`` once it has one
-# (CPython gives it one at each raise): a naked exception raised in an outer
-# handler keeps that handler's exception as its context when a handler of the
-# statement raises it again (``raise e.exceptions[-1]``).  And what catch()
-# re-raises out of an ``async with`` gets its context assigned to stay (see
-# ``_catch._PYPY``), so an asyncio task raising it again later in an outer
+# PyPy 3.11 never replaces an exception's ``__context__`` once it has one,
+# assigned or given at a raise (CPython gives it one at each raise): an
+# exception a handler raises again (``raise e.exceptions[-1]``, ``raise e``
+# caught and followed by another raise) keeps the context it had.  And what
+# catch() re-raises out of an ``async with`` gets its context assigned to stay
+# (see ``_catch._PYPY``), so an asyncio task raising it again later in an outer
 # handler cannot give it that handler's exception as CPython does.
 PYPY311 = sys.implementation.name == "pypy" and sys.version_info >= (3, 11)
 
 
 def pypy311_keeps_context(scn: Dict[str, Any], is_async: bool = False) -> bool:
-    if not (PYPY311 and scn.get("outer")):
+    if not PYPY311:
         return False
-    naked = scn["body"] is not None and scn["body"]["kind"] == "leaf"
-    return is_async or (naked and any(c["end"] == "leaf" for c in scn["clauses"]))
+    raised_again = any(c["end"] == "leaf" or "raise_caught" in c["steps"] for c in scn["clauses"])
+    return raised_again or (is_async and bool(scn.get("outer")))
 
 
 def _drop_tb_labels(node: Any) -> None:

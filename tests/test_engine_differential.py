@@ -33,18 +33,15 @@ OLD_RERAISE = sys.version_info < (3, 11)
 PYPY39_TB = sys.implementation.name == "pypy" and sys.version_info < (3, 10)
 
 
-# PyPy 3.11 never replaces an exception's ``__context__`` once it has one
-# (CPython gives it one at each raise): a naked exception raised in an outer
-# handler keeps that handler's exception as its context when a handler of the
-# statement raises it again (``raise e.exceptions[-1]``).
+# PyPy 3.11 never replaces an exception's ``__context__`` once it has one,
+# assigned or given at a raise (CPython gives it one at each raise): an
+# exception a handler raises again (``raise e.exceptions[-1]``, ``raise e``
+# caught and followed by another raise) keeps the context it had.
 PYPY311 = sys.implementation.name == "pypy" and sys.version_info >= (3, 11)
 
 
 def pypy311_keeps_context(scn: Dict[str, Any]) -> bool:
-    if not (PYPY311 and scn.get("outer")):
-        return False
-    naked = scn["body"] is not None and scn["body"]["kind"] == "leaf"
-    return naked and any(c["end"] == "leaf" for c in scn["clauses"])
+    return PYPY311 and any(c["end"] == "leaf" or "raise_caught" in c["steps"] for c in scn["clauses"])
 
 
 def _drop_tb_labels(node: Any) -> None:
