@@ -267,6 +267,7 @@ class collapse:
                         chosen = _outcome(error, ignore)
                     except BaseException as interrupt:
                         chosen = _frames.strip(interrupt)
+                        _frames.strip(error)  # as in collapsing, below
                     _handled.set_handled(chosen)
                     if RAISE_BY_NAME:
                         raise chosen  # noqa: B904 - PyPy 3.9, see _catch._PYPY
@@ -288,6 +289,9 @@ class collapse:
                     chosen = _outcome(error, ignore)
                 except BaseException as interrupt:
                     chosen = _frames.strip(interrupt)
+                    # PyPy gives the handled exception back the traceback it was caught with when
+                    # another is caught inside its handler: our entry again.
+                    _frames.strip(error)
                 _handled.set_handled(chosen)
                 if RAISE_BY_NAME:
                     raise chosen  # noqa: B904 - PyPy 3.9, see _catch._PYPY
