@@ -34,6 +34,19 @@ from support.processes import run_native, run_python
 # (see _rewrite).  Only there.  PyPy (3.11 too) runs them between any two
 # instructions as well, at its periodic check.
 OLD_SIGNAL_POINTS = sys.version_info < (3, 11) or sys.implementation.name == "pypy"
+PYPY = sys.implementation.name == "pypy"
+
+
+def after_the_statement(outcome: Dict[str, Any]) -> bool:
+    """Whether a timer's interrupt came once the statement had raised its whole outcome.
+
+    PyPy runs a signal's handler at its next periodic check, which may come after the
+    statement has ended (the handler's frame, where it "landed", says nothing then):
+    the interrupt then carries the statement's outcome, every unhandled leaf, as its
+    context, as on CPython when it lands in the caller's code.  Nothing is lost.
+    """
+    return (outcome["outcome"] == "KeyboardInterrupt()" and {"TypeError(2)"} <= set(outcome["carried"])
+            and all(p.startswith(("lost", "our frames")) for p in outcome["problems"]))
 
 CHILD = r'''
 import json, signal, sys
@@ -63,6 +76,14 @@ def leaves(exc):
     if isinstance(exc, BaseExceptionGroup):
         return [leaf for member in exc.exceptions for leaf in leaves(member)]
     return [repr(exc)]
+
+
+def context_chain(exc):
+    found = []
+    while exc.__context__ is not None and exc.__context__ not in found:
+        exc = exc.__context__
+        found.append(exc)
+    return found
 
 
 def own_frames(exc):
@@ -115,7 +136,9 @@ def run(kind, arm):
     left = sorted(name for name in namespace if name.startswith("__es_"))
     if left:
         problems.append("names left " + repr(left))
-    return {"outcome": repr(result), "problems": problems}
+    # The leaves the interrupt carries as its context: the whole outcome, when it came after the statement.
+    carried = [leaf for link in context_chain(result) for leaf in leaves(link)] if result is not None else []
+    return {"outcome": repr(result), "problems": problems, "carried": carried}
 
 
 def by_tracer(kind):
@@ -233,7 +256,8 @@ def test_a_timer_interrupt_at_any_moment_loses_nothing() -> None:
         assert fired > 0, kind
         bad = [o for o in outcomes if o["problems"]
                and not (OLD_SIGNAL_POINTS and o["landed"] == "prog.py"
-                        and all(p.startswith(("lost", "names left")) for p in o["problems"]))]
+                        and all(p.startswith(("lost", "names left")) for p in o["problems"]))
+               and not (PYPY and after_the_statement(o))]
         assert not bad, (kind, bad[:5])
 
 
