@@ -69,18 +69,6 @@ def pypy311_keeps_context(scn: Dict[str, Any], is_async: bool = False) -> bool:
     return raised_again or (is_async and bool(scn.get("outer")))
 
 
-def _drop_tb_labels(node: Any) -> None:
-    if isinstance(node, dict):
-        for key in ("tb", "kept_tb"):
-            if key in node:
-                node[key] = None
-        for value in node.values():
-            _drop_tb_labels(value)
-    elif isinstance(node, list):
-        for value in node:
-            _drop_tb_labels(value)
-
-
 def without_tb(outcomes: List[Any]) -> List[Any]:
     # A with statement whose __exit__ raises adds an entry for its own line:
     # the traceback of what catch() propagates has one more frame entry, so
@@ -99,8 +87,8 @@ def check(scenarios: List[Dict[str, Any]], is_async: bool = False) -> None:
     got = outcomes.run_here([render_catch(s, is_async=is_async) for s in scenarios])
     for scn, g, e in zip(scenarios, got, expected):
         if pypy39_tb_differs(scn):
-            _drop_tb_labels(g)
-            _drop_tb_labels(e)
+            outcomes.drop_tb_labels(g)
+            outcomes.drop_tb_labels(e)
     assert_same(scenarios, without_tb(got), without_tb(expected))
 
 

@@ -44,18 +44,6 @@ def pypy311_keeps_context(scn: Dict[str, Any]) -> bool:
     return PYPY311 and any(c["end"] == "leaf" or "raise_caught" in c["steps"] for c in scn["clauses"])
 
 
-def _drop_tb_labels(node: Any) -> None:
-    if isinstance(node, dict):
-        for key in ("tb", "kept_tb"):
-            if key in node:
-                node[key] = None
-        for value in node.values():
-            _drop_tb_labels(value)
-    elif isinstance(node, list):
-        for value in node:
-            _drop_tb_labels(value)
-
-
 def check(scenarios: List[Dict[str, Any]]) -> None:
     scenarios = [s for s in scenarios
                  if not (OLD_RERAISE and any("raise_caught" in c["steps"] and c["end"] == "reraise"
@@ -65,8 +53,8 @@ def check(scenarios: List[Dict[str, Any]]) -> None:
     got = outcomes.run_transformed(sources)
     for scn, source, g, e in zip(scenarios, sources, got, expected):
         if PYPY39_TB and any("raise_caught" in c["steps"] for c in scn["clauses"]):
-            _drop_tb_labels(g)
-            _drop_tb_labels(e)
+            outcomes.drop_tb_labels(g)
+            outcomes.drop_tb_labels(e)
         assert g == e, source
 
 

@@ -57,3 +57,17 @@ def run_newest(sources: List[str]) -> List[Any]:
     if exe is None or (not PURE and sys.version_info >= (3, 15)):
         return run_here(sources)
     return call(exe, "scenarios.run_sources", sources)  # type: ignore[no-any-return]
+
+
+def drop_tb_labels(node: Any) -> None:
+    """Blank, in place, which traceback object each outcome names (``tb``, ``kept_tb``) at any depth:
+    for the interpreters whose tracebacks differ from CPython's in a documented way."""
+    if isinstance(node, dict):
+        for key in ("tb", "kept_tb"):
+            if key in node:
+                node[key] = None
+        for value in node.values():
+            drop_tb_labels(value)
+    elif isinstance(node, list):
+        for value in node:
+            drop_tb_labels(value)
