@@ -78,7 +78,8 @@ _seen_backport = _backport_class()
 def group_classes() -> "Tuple[type, ...]":
     """Every class whose instances are exception groups here (``GROUPS``, kept current)."""
     global GROUPS, _seen_backport
-    backport = _backport_class()
+    # _backport_class() inline: the engine asks at every statement.
+    backport = getattr(sys.modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None)
     if backport is not _seen_backport:
         _seen_backport = backport
         GROUPS = _find_group_classes()

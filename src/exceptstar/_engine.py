@@ -121,10 +121,7 @@ def invalid_types_message(types: object) -> "Optional[str]":
         return None
     if not (real_issubclass(type, type(types)) and real_issubclass(BaseException, types)):  # type: ignore[arg-type]
         return _CANNOT_CATCH
-    # _classes.group_classes(), its check for a new backport inline: catch() checks each key.
-    groups = _classes.GROUPS if getattr(sys.modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None) \
-        is _classes._seen_backport else _classes.group_classes()
-    if issubclass(types, groups):  # type: ignore[arg-type]
+    if issubclass(types, _classes.group_classes()):  # type: ignore[arg-type]
         return _CANNOT_CATCH_GROUP
     return None
 
@@ -161,10 +158,7 @@ class Star:
             # The transformed statement passes nothing: an `except ... as name`
             # would cost one more of CPython's 20 nested blocks at every level.
             exc = sys.exc_info()[1]
-        if getattr(sys.modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None) \
-                is not _classes._seen_backport:
-            # A backport imported since the last statement (_classes.group_classes, inline).
-            _classes.group_classes()
+        _classes.group_classes()  # notices a backport imported since the last statement
         self._orig: Optional[BaseException] = exc
         # What later clauses may still match: the naked exception itself until
         # a clause takes it (it is wrapped then, as CPython does).
