@@ -65,21 +65,23 @@ def _native_wrapper_traceback() -> bool:
 _SPANS, _SPAN_BASE = _spans.CARRIED, _spans.BASE
 
 
-def _wrap_in_frame(exc: BaseException, extents: "Optional[Tuple[int, ...]]", clause: int) -> BaseException:
+def _wrap_in_frame(exc: BaseException, extents: "Optional[Tuple[int, ...]]", clause: int,
+                   called_by_user: bool) -> BaseException:
     """``BaseExceptionGroup('', (exc,))``, with the traceback CPython gives it: one entry, the user's frame
     where it is now.
 
-    The entry spans the clause (``_spans``): ``extents[clause]`` lines past
-    the frame's, where the compiler counted them (``Star``).  The pure group is
-    made without the checks that a caught exception passes.
+    ``called_by_user``: whether ``match`` was called by the user's frame (transformed
+    code) rather than by ``catch()``, whose own frames come first.  The entry spans the
+    clause (``_spans``): ``extents[clause]`` lines past the frame's, where the compiler
+    counted them (``Star``).  The pure group is made without the checks that a caught
+    exception passes, and without its member types, which a split works out if it needs them.
     """
-    group = _build_valid("", (exc,), {type(exc)}, _PureEG if isinstance(exc, Exception) else _PureBEG) \
+    group = _build_valid("", (exc,), None, _PureEG if isinstance(exc, Exception) else _PureBEG) \
         if _PURE else _BaseExceptionGroup("", (exc,))
     if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
         frame: Optional[FrameType] = sys._getframe(2)
-        filename = frame.f_code.co_filename  # type: ignore[union-attr]
-        if filename.endswith(".py") and filename.startswith(_frames._PACKAGE_DIR):
-            frame = _frames.user_frame(frame)  # catch(): its own frames first
+        if not called_by_user:
+            frame = _frames.user_frame(frame)
         if frame is not None:
             # No instruction: 3.11+ show the line alone, as CPython its clause (carets need positions).
             # Before, the clause's last line, by _spans.lasti written out: this runs on every naked
@@ -150,13 +152,15 @@ class Star:
     raised it at that point, and the statement finished with nothing lost.
     """
 
-    __slots__ = ("_alone", "_done", "_extents", "_orig", "_raised", "_rest")
+    __slots__ = ("_alone", "_called_by_user", "_done", "_extents", "_orig", "_raised", "_rest")
 
     def __init__(self, exc: "Optional[BaseException]" = None,
                  extents: "Optional[Tuple[int, ...]]" = None) -> None:
+        # The transformed statement passes nothing (an `except ... as name`
+        # would cost one more of CPython's 20 nested blocks at every level), and
+        # then calls match() from the user's frame itself.
+        self._called_by_user = exc is None
         if exc is None:
-            # The transformed statement passes nothing: an `except ... as name`
-            # would cost one more of CPython's 20 nested blocks at every level.
             exc = sys.exc_info()[1]
         _classes.group_classes()  # notices a backport imported since the last statement
         self._orig: Optional[BaseException] = exc
@@ -202,7 +206,7 @@ class Star:
         part: Optional[BaseException] = None
         if full:
             part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(
-                rest, self._extents, self._done)  # type: ignore[arg-type]
+                rest, self._extents, self._done, self._called_by_user)  # type: ignore[arg-type]
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.

@@ -15,7 +15,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Optional, Tuple
+    from typing import Callable, List
 
 
 def _bind_set_handled() -> "Callable[[BaseException], None]":
@@ -69,32 +69,38 @@ def _bind() -> "Callable[[BaseException], None]":
 
     api = ctypes.pythonapi
     if sys.version_info >= (3, 11):
-        setter = api.PyErr_SetHandledException
+        setter = api["PyErr_SetHandledException"]  # ours: argtypes set elsewhere stay theirs
         setter.argtypes = (ctypes.py_object,)
         setter.restype = None
         return setter  # type: ignore[no-any-return]
 
-    # PyErr_SetExcInfo steals a reference to each argument.  Each comes from
-    # a C function that returns a new reference as an address ctypes does not
-    # own: the type, the exception itself (PyObject_SelfIter returns its
-    # argument), the traceback or NULL.  One call each, no Python-level work.
-    def bind(name: str, argtypes: "Tuple[type, ...]", restype: "Optional[type]") -> "Any":
-        function = getattr(api, name)
-        function.argtypes = argtypes
-        function.restype = restype
-        return function
-
-    obj = (ctypes.py_object,)
-    new_type_ref = bind("PyObject_Type", obj, ctypes.c_void_p)
-    new_ref = bind("PyObject_SelfIter", obj, ctypes.c_void_p)
-    new_tb_ref = bind("PyException_GetTraceback", obj, ctypes.c_void_p)
-    set_exc_info = bind("PyErr_SetExcInfo", (ctypes.c_void_p,) * 3, None)
+    # PyErr_SetExcInfo steals a reference to each argument.  Each ctypes call
+    # costs about a microsecond, so the references are made without one: a
+    # private list takes them (one C call, list.extend) and forgets them at
+    # once, its length set to 0 in place (ob_size follows the object header in
+    # every build: PyVarObject is in the stable ABI).  Whoever zeroes it first,
+    # a signal handler that ran in between included, hands over every reference
+    # taken so far; each is then stolen by the call that follows its own
+    # extend.  An interrupt between the two leaks those references: nothing is
+    # freed early.
+    set_exc_info = api["PyErr_SetExcInfo"]  # our own function object: argtypes set elsewhere stay theirs
+    set_exc_info.argtypes = (ctypes.c_void_p,) * 3
+    set_exc_info.restype = None
+    handed_over: List[object] = []
+    length = ctypes.c_ssize_t.from_address(id(handed_over) + object.__basicsize__)
+    take = handed_over.extend
 
     def set_handled(exc: BaseException) -> None:
-        if exc.__traceback__ is None:  # a new group: NULL needs no reference, nor a call
-            set_exc_info(new_type_ref(exc), new_ref(exc), None)
+        tb = exc.__traceback__
+        cls = type(exc)
+        if tb is None:  # a new group: NULL needs no reference
+            take((cls, exc))
+            length.value = 0
+            set_exc_info(id(cls), id(exc), None)
         else:
-            set_exc_info(new_type_ref(exc), new_ref(exc), new_tb_ref(exc))
+            take((cls, exc, tb))
+            length.value = 0
+            set_exc_info(id(cls), id(exc), id(tb))
 
     return set_handled
 
