@@ -12,6 +12,9 @@ The loader keeps the transformed bytecode in its own cache (``pycache``).  A
 module without ``except*`` goes the normal way and gets the normal ``.pyc``: on
 3.8-3.10 a valid normal ``.pyc`` proves the source has no ``except*`` (the
 interpreter could not have compiled it), so that check costs one failed open.
+On 3.11+ (``EXCEPTSTAR_PURE=1``) it proves nothing, the interpreter compiling
+``except*`` itself: the source is read and searched at every import, one pass
+(``source.has_except_star``), the one cost the hook adds to a plain module there.
 """
 
 import _imp
