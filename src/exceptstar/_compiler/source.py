@@ -47,11 +47,10 @@ def has_except_star(source: "Union[str, bytes]") -> bool:
     """Cheap test: could ``source`` contain ``except*`` (False: it certainly does not)."""
     if isinstance(source, str):
         source = source.encode("utf-8", "surrogatepass")
-    # From one star to the next rather than from one ``except`` to the next: a
-    # loop turn per star that follows an ``except``, every ``except`` between
-    # two stars passed over by the search itself (dense ``except`` costs no
-    # more than one pass, which is what a 3.11+ import under the hook pays for
-    # every module: there a valid normal .pyc proves nothing).
+    # A loop turn per star that follows an ``except``, not per ``except``: the
+    # searches pass over every ``except`` between two stars.  A 3.11+ import
+    # under the hook runs this on every module's source (a valid normal .pyc
+    # proves nothing there), so it should cost about one search of the text.
     find = source.find
     index = find(b"except")
     while index >= 0:
