@@ -297,6 +297,64 @@ SNIPPETS = {
         e.__notes__ = L(); add_note(e, 'd'); out.append((type(e.__notes__).__name__, list(e.__notes__)))
         g = ExceptionGroup('m', [ValueError()]); add_note(g, 'gn'); out.append(g.__notes__)
         result = out""",
+    "members_and_message_claiming_a_class": """
+        class Liar:
+            @property
+            def __class__(self): return ValueError
+        class LyingInterrupt(KeyboardInterrupt):
+            @property
+            def __class__(self): return ValueError
+        class LyingStr:
+            @property
+            def __class__(self): return str
+        out = []
+        for cls in (BaseExceptionGroup, ExceptionGroup):
+            for excs in ([Liar()], [ValueError(), Liar()], (LyingInterrupt(),), [ValueError(), LyingInterrupt()]):
+                try: eg = cls('m', excs); out.append((type(eg).__name__, len(eg.exceptions)))
+                except (TypeError, ValueError) as e: out.append(type(e).__name__ + ': ' + str(e))
+            try: cls(LyingStr(), [ValueError()])
+            except TypeError as e: out.append(str(e))
+        class LyingList:
+            @property
+            def __class__(self): return list
+            def __getitem__(self, i): return [ValueError(1)][i]
+            def __len__(self): return 1
+            def __repr__(self): return 'LyingList!'
+        eg = ExceptionGroup('m', LyingList()); eg.args = ('m', [1]); out.append(repr(eg))
+        result = out""",
+    "short_and_long_member_sequences": """
+        class MyError(Exception): pass
+        out = []
+        for n in (1, 2, 32, 33, 64, 65, 200):
+            for kinds in ((ValueError,), (ValueError, TypeError), (ValueError, MyError), (MyError,),
+                          (ValueError, KeyboardInterrupt), (KeyboardInterrupt,), (ValueError, int)):
+                members = [kinds[i % len(kinds)]() for i in range(n)]
+                for cls in (BaseExceptionGroup, ExceptionGroup):
+                    for seq in (members, tuple(members)):
+                        try:
+                            eg = cls('m', seq)
+                            out.append((type(eg).__name__, eg.exceptions == tuple(members), eg.args[1] is seq,
+                                        type(eg.split(ValueError)[0]).__name__))
+                        except (TypeError, ValueError) as e: out.append(str(e))
+        result = out""",
+    "member_class_rebased_between_groups": """
+        class A(ValueError): pass
+        out = [type(BaseExceptionGroup('m', [A()])).__name__]
+        A.__bases__ = (KeyboardInterrupt,)
+        out.append(type(BaseExceptionGroup('m', [A()])).__name__)
+        try: ExceptionGroup('m', [A()])
+        except TypeError as e: out.append(str(e))
+        result = out""",
+    "keyword_refusal_shows_no_frame_of_the_classes": """
+        import traceback
+        class S(ExceptionGroup): pass
+        class B(BaseExceptionGroup): pass
+        out = []
+        for cls, excs in ((BaseExceptionGroup, [ValueError()]), (BaseExceptionGroup, [KeyboardInterrupt()]),
+                          (ExceptionGroup, [ValueError()]), (S, [ValueError()]), (B, [SystemExit()])):
+            try: cls('m', excs, x=1)
+            except TypeError as e: out.append((str(e), len(traceback.extract_tb(e.__traceback__))))
+        result = out""",
     "traceback_names_the_class_plainly": """
         import traceback
         result = traceback.format_exception_only(ExceptionGroup, ExceptionGroup('m', [ValueError()]))""",

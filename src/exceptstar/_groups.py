@@ -11,6 +11,7 @@ C-level builtins (``map(type, ...)``, ``set``, ``compress``) and the Python-leve
 checks run once per distinct member *type*, not once per member.
 """
 
+import builtins
 import sys
 from itertools import compress, repeat
 
@@ -31,6 +32,13 @@ if TYPE_CHECKING:  # pragma: no cover
     # A group being split: it, its members not yet seen, its matching and rest parts, the matching member types.
     _Walk = Tuple["BaseExceptionGroup", Iterator[BaseException], List[BaseException], List[BaseException],
                   Optional[Set[type]]]
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose bases may be reassigned
+
+# Up to this many members, construction collects their types in a set at once (the
+# fewest calls); a longer group counts its first type in a list of all (far cheaper
+# per member than a set) or, with many types, leaves the set to split.
+_SHORT = 32
 
 # Up to this many distinct member types, construction keeps their set (split's).
 _FEW_TYPES = 8
@@ -86,13 +94,14 @@ class BaseExceptionGroup(BaseException):
     # _member_types (the set of the members' types) lets split classify and
     # rebuild by type without visiting every member more than once.
     # _excs_repr: repr() of a sequence that was neither a list nor a tuple,
-    # taken at construction, as CPython 3.13.12+ and 3.14.1+ keep it (gh-141732).
+    # taken at construction, as CPython 3.13.12+ and 3.14.1+ keep it (gh-141732);
+    # unset for a list or a tuple.
     __slots__ = ("_exceptions", "_excs_repr", "_member_types", "_message")
     __module__ = "builtins"
     _message: str
     _exceptions: "Tuple[BaseException, ...]"
     _member_types: "Optional[Set[type]]"
-    _excs_repr: "Optional[str]"
+    _excs_repr: str
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -117,87 +126,35 @@ class BaseExceptionGroup(BaseException):
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
         try:
-            if not real_issubclass(BaseExceptionGroup, cls):
-                # What type's __new__ wrapper says before it calls BaseExceptionGroup_new.
-                raise TypeError(f"BaseExceptionGroup.__new__({cls.__name__}): {cls.__name__} is not a subtype of "
-                                "BaseExceptionGroup")
-            if len(args) != 2:
-                raise TypeError(f"BaseExceptionGroup.__new__() takes exactly 2 arguments ({len(args)} given)")
-            message, exceptions = args
-            if not isinstance(message, str):
-                raise TypeError(
-                    "BaseExceptionGroup.__new__() argument 1 must be str, not "
-                    + ("None" if message is None else type(message).__name__)
-                )
-            excs_repr: Optional[str] = None
-            if not isinstance(exceptions, (list, tuple)):
-                if not is_sequence(exceptions):
-                    raise TypeError("second argument (exceptions) must be a sequence")
-                # Before the members are looked at: its errors come first.
-                excs_repr = repr_of(exceptions)
-            excs: Tuple[BaseException, ...] = tuple(exceptions)  # type: ignore[arg-type]
-            if not excs:
-                raise ValueError("second argument (exceptions) must be a non-empty sequence")
-
-            # The checks run per distinct member type, in C-level loops; inline, as
-            # this runs for every group raised.
-            types = list(map(type, excs))
-            first = types[0]
-            member_types: Optional[Set[type]]
-            if types.count(first) == len(types):
-                # One type, the usual group (a thousand ValueErrors): checked once,
-                # without the iterators the general test below makes.
-                member_types = {first}
-                if issubclass(first, Exception):
-                    nests_base_exceptions = False
-                elif issubclass(first, BaseException):
-                    nests_base_exceptions = True
+            # The usual call passes every check of _new_checked: one of the two
+            # classes given a str and a short list or tuple of Exceptions.  It is
+            # tested here with the fewest calls (on 3.8 each costs more than the
+            # test it makes), as this runs for every group raised.
+            if cls is ExceptionGroup or cls is BaseExceptionGroup:
+                exceptions: Any
+                try:
+                    message, exceptions = args
+                except ValueError:  # not two arguments
+                    pass
                 else:
-                    raise ValueError("Item 0 of second argument (exceptions) is not an exception")
-            else:
-                # Few distinct types: the set, kept for split.  Many (10,000 classes):
-                # the set would cost as much as the checks, and visiting the types in
-                # hash order rather than in the members' order misses the CPU cache
-                # on every one; they are checked in order, the set left to the first
-                # split that needs it.
-                member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
-                    len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
-                checked: Any = types if member_types is None else member_types
-                # issubclass() with an exact type as the class is the real MRO test
-                # (PyObject_IsSubclass's fast path), and a cheaper call than the wrapper.
-                if all(map(issubclass, checked, repeat(Exception))):
-                    nests_base_exceptions = False
-                elif all(map(issubclass, checked, repeat(BaseException))):
-                    nests_base_exceptions = True
-                else:
-                    index = next(i for i, t in enumerate(types) if not real_issubclass(BaseException, t))
-                    raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
-
-            if cls is BaseExceptionGroup:
-                if not nests_base_exceptions:
-                    cls = ExceptionGroup  # type: ignore[assignment]
-            elif nests_base_exceptions:
-                if cls is ExceptionGroup:
-                    raise TypeError("Cannot nest BaseExceptions in an ExceptionGroup")
-                if real_issubclass(Exception, cls):
-                    raise TypeError(f"Cannot nest BaseExceptions in {cls.__name__!r}")
-
+                    kind = type(exceptions)
+                    if (kind is list or kind is tuple) and type(message) is str and 0 < len(exceptions) <= _SHORT:
+                        excs: Tuple[BaseException, ...] = exceptions if kind is tuple else (*exceptions,)
+                        member_types = {*map(type, excs)}
+                        if member_types <= _BUILTIN_EXCEPTIONS or all(map(issubclass, member_types, repeat(Exception))):
+                            self: _Self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore[assignment]
+                            self._message = message
+                            self._exceptions = excs
+                            self._member_types = member_types
+                            return self
+            return _new_checked(cls, args)  # type: ignore[return-value]
         except BaseException as error:
-            # CPython checks in C: its errors show no frame of this method.  A
-            # bare raise re-raises without adding one (see _handled).
+            # CPython checks in C: its errors show no frame of ours.  A bare
+            # raise re-raises without adding one (see _handled).
             _frames.strip(error)
             if sys.version_info < (3, 11):  # there the raise takes the traceback from the handled state
                 _handled.set_handled(error)
             raise
-
-        # __init__ then rejects keywords with "X() takes no keyword arguments",
-        # exactly as BaseExceptionGroup_init does.
-        self: _Self = BaseException.__new__(cls, message, exceptions)
-        self._message = message
-        self._exceptions = excs
-        self._member_types = member_types
-        self._excs_repr = excs_repr
-        return self
 
     @property
     def message(self) -> str:
@@ -234,8 +191,9 @@ class BaseExceptionGroup(BaseException):
         # members the group holds, whatever args and the sequence passed in
         # have since become; a list (when args still holds one, alone after
         # the message) shown as a list.
-        excs_repr = self._excs_repr
-        if excs_repr is None:
+        try:
+            excs_repr: str = _EXCS_REPR.__get__(self)
+        except AttributeError:  # unset: the sequence was a list or a tuple
             args = self.args
             excs_repr = repr(list(self._exceptions) if len(args) == 2 and isinstance(args[1], list)
                              else self._exceptions)
@@ -280,6 +238,90 @@ class ExceptionGroup(BaseExceptionGroup, Exception):
 
 
 _OWN_CLASSES = (BaseExceptionGroup, ExceptionGroup)
+_new_exception = BaseException.__new__
+# The built-in Exception classes: their bases cannot be reassigned, so a
+# member of one of them needs no MRO test (a set test covers all the types).
+_BUILTIN_EXCEPTIONS = frozenset(
+    value for value in vars(builtins).values()
+    if isinstance(value, type) and issubclass(value, Exception) and not value.__flags__ & _HEAPTYPE
+)
+
+
+def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") -> BaseExceptionGroup:
+    """BaseExceptionGroup_new: every check, with CPython's errors in its order."""
+    if not real_issubclass(BaseExceptionGroup, cls):
+        # What type's __new__ wrapper says before it calls BaseExceptionGroup_new.
+        raise TypeError(f"BaseExceptionGroup.__new__({cls.__name__}): {cls.__name__} is not a subtype of "
+                        "BaseExceptionGroup")
+    if len(args) != 2:
+        raise TypeError(f"BaseExceptionGroup.__new__() takes exactly 2 arguments ({len(args)} given)")
+    message, exceptions = args
+    if not real_issubclass(str, type(message)):  # PyUnicode_Check: the real type, whatever __class__ says
+        raise TypeError(
+            "BaseExceptionGroup.__new__() argument 1 must be str, not "
+            + ("None" if message is None else type(message).__name__)
+        )
+    excs_repr = None
+    kind = type(exceptions)
+    if not (real_issubclass(list, kind) or real_issubclass(tuple, kind)):  # PyList_Check, PyTuple_Check
+        if not is_sequence(exceptions):
+            raise TypeError("second argument (exceptions) must be a sequence")
+        # Before the members are looked at: its errors come first.
+        excs_repr = repr_of(exceptions)
+    excs: Tuple[BaseException, ...] = tuple(exceptions)  # type: ignore[arg-type]
+    if not excs:
+        raise ValueError("second argument (exceptions) must be a non-empty sequence")
+
+    # CPython tests each member in turn: an exception by its real type
+    # (PyExceptionInstance_Check), then an Exception by isinstance(), which for
+    # a member whose real type is no Exception asks its __class__ (that may run
+    # code, and claim Exception).  Per distinct type in C-level loops when
+    # every type is an Exception; member by member, in that order, otherwise.
+    types = list(map(type, excs))
+    first = types[0]
+    member_types: Optional[Set[type]]
+    if types.count(first) == len(types):
+        member_types = {first}
+        checked: Any = member_types
+    else:
+        # Few distinct types: the set, kept for split.  Many (10,000 classes):
+        # the set would cost as much as the checks, and visiting the types in
+        # hash order rather than in the members' order misses the CPU cache
+        # on every one; they are checked in order, the set left to the first
+        # split that needs it.
+        member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
+            len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
+        checked = types if member_types is None else member_types
+    # issubclass() with an exact type as the class is the real MRO test
+    # (PyObject_IsSubclass's fast path), and a cheaper call than the wrapper.
+    if all(map(issubclass, checked, repeat(Exception))):
+        nests_base_exceptions = False
+    elif all(map(issubclass, checked, repeat(BaseException))):
+        nests_base_exceptions = False in [*map(isinstance, excs, repeat(Exception))]
+    else:
+        index = next(i for i, t in enumerate(types) if not real_issubclass(BaseException, t))
+        # C has asked each member before it isinstance(): for what a __class__ may do or raise.
+        [*map(isinstance, excs[:index], repeat(Exception))]
+        raise ValueError(f"Item {index} of second argument (exceptions) is not an exception")
+
+    if cls is BaseExceptionGroup:
+        if not nests_base_exceptions:
+            cls = ExceptionGroup
+    elif nests_base_exceptions:
+        if cls is ExceptionGroup:
+            raise TypeError("Cannot nest BaseExceptions in an ExceptionGroup")
+        if real_issubclass(Exception, cls):
+            raise TypeError(f"Cannot nest BaseExceptions in {cls.__name__!r}")
+
+    # __init__ then rejects keywords with "X() takes no keyword arguments",
+    # exactly as BaseExceptionGroup_init does.
+    self: BaseExceptionGroup = _new_exception(cls, message, exceptions)
+    self._message = message  # type: ignore[assignment]  # a str: its real type was tested
+    self._exceptions = excs
+    self._member_types = member_types
+    if excs_repr is not None:
+        self._excs_repr = excs_repr
+    return self
 
 
 def _rebuild(name: str, args: "Tuple[Any, ...]") -> BaseException:
@@ -433,15 +475,46 @@ def _build_valid(
         cls = ExceptionGroup
         for member_type in member_types:  # a loop: no generator to create on this hot path
             if not real_issubclass(Exception, member_type):
-                cls = BaseExceptionGroup
+                # As in construction: isinstance() on every member, which may ask its __class__.
+                if False in [*map(isinstance, excs, repeat(Exception))]:
+                    cls = BaseExceptionGroup
                 break
-    group = BaseException.__new__(cls, message, excs)
+    group = _new_exception(cls, message, excs)
     group._message = message
     group._exceptions = tuple(excs)
     group._member_types = member_types
-    group._excs_repr = None
     return group
 
 
 _DEFAULT_DERIVE = BaseExceptionGroup.derive
 _DEFAULT_GETATTRIBUTE = BaseExceptionGroup.__getattribute__
+# The slot itself: a subclass's __getattr__ is not called for it while it is unset.
+_EXCS_REPR = BaseExceptionGroup.__dict__["_excs_repr"]
+
+
+def _init_in_c() -> None:
+    """Construct the two classes with BaseException's C ``__init__``, their own staying the visible one.
+
+    For them BaseExceptionGroup_init is BaseException's: keywords refused with
+    the same words, then ``args`` set; what the Python one adds (the unbound
+    call's error, never reaching a mixin's ``__init__``) cannot arise in
+    ``type.__call__``.  Calling it costs a Python frame on every group made,
+    a third of the whole.  So the type slot gets BaseException's: assigning
+    its descriptor sets the slot, the dict then gets our function back
+    without the slot's update (through the real dict, which the mappingproxy
+    holds), and the lookup caches are reset.  Subclasses made later find our
+    function and call it, as they must.  CPython only: PyPy has no slots.
+    """
+    import gc
+
+    own = BaseExceptionGroup.__dict__["__init__"]
+    BaseExceptionGroup.__init__ = _base_init  # type: ignore[method-assign, assignment]
+    (namespace,) = gc.get_referents(BaseExceptionGroup.__dict__)
+    namespace["__init__"] = own
+    # Setting any attribute resets the caches of the class and its subclasses.
+    BaseExceptionGroup._cache_reset = None  # type: ignore[attr-defined]
+    del BaseExceptionGroup._cache_reset  # type: ignore[attr-defined]
+
+
+if sys.implementation.name == "cpython":
+    _init_in_c()
