@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
     # A group being split: it, its members not yet seen, its matching and rest parts, the matching member types.
     _Walk = Tuple["BaseExceptionGroup", Iterator[BaseException], List[BaseException], List[BaseException],
                   Optional[Set[type]]]
+    # A group's message, members, member types (None until needed) and the repr of a sequence not a list or tuple.
+    _State = Tuple[str, Tuple[BaseException, ...], Optional[Set[type]], Optional[str]]
 
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose bases may be reassigned
 
@@ -91,17 +93,14 @@ class BaseExceptionGroup(BaseException):
     """A combination of multiple unrelated exceptions."""
 
     # No __weakref__ here and one on ExceptionGroup: the same as the built-ins.
-    # _member_types (the set of the members' types) lets split classify and
-    # rebuild by type without visiting every member more than once.
-    # _excs_repr: repr() of a sequence that was neither a list nor a tuple,
-    # taken at construction, as CPython 3.13.12+ and 3.14.1+ keep it (gh-141732);
-    # unset for a list or a tuple.
-    __slots__ = ("_exceptions", "_excs_repr", "_member_types", "_message")
+    # _state, one slot (one store per group made): the message; the members;
+    # the set of their types, which lets split classify and rebuild by type
+    # without visiting every member more than once (None until a split needs
+    # it); repr() of a sequence that was neither a list nor a tuple, taken at
+    # construction, as CPython 3.13.12+ and 3.14.1+ keep it (gh-141732), or None.
+    __slots__ = ("_state",)
     __module__ = "builtins"
-    _message: str
-    _exceptions: "Tuple[BaseException, ...]"
-    _member_types: "Optional[Set[type]]"
-    _excs_repr: str
+    _state: "_State"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
@@ -143,9 +142,7 @@ class BaseExceptionGroup(BaseException):
                         member_types = {*map(type, excs)}
                         if member_types <= _BUILTIN_EXCEPTIONS or all(map(issubclass, member_types, repeat(Exception))):
                             self: _Self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore[assignment]
-                            self._message = message
-                            self._exceptions = excs
-                            self._member_types = member_types
+                            self._state = message, excs, member_types, None
                             return self
             return _new_checked(cls, args)  # type: ignore[return-value]
         except BaseException as error:
@@ -159,7 +156,7 @@ class BaseExceptionGroup(BaseException):
     @property
     def message(self) -> str:
         """exception message"""
-        return self._message
+        return self._state[0]
 
     @message.setter
     def message(self, value: object) -> None:
@@ -172,7 +169,7 @@ class BaseExceptionGroup(BaseException):
     @property
     def exceptions(self) -> "Tuple[BaseException, ...]":
         """nested exceptions"""
-        return self._exceptions
+        return self._state[1]
 
     @exceptions.setter
     def exceptions(self, value: object) -> None:
@@ -183,22 +180,21 @@ class BaseExceptionGroup(BaseException):
         raise AttributeError("readonly attribute")
 
     def __str__(self) -> str:
-        count = len(self._exceptions)
-        return f"{self._message!s} ({count} sub-exception{'s' if count > 1 else ''})"
+        message, excs, _, _ = self._state
+        count = len(excs)
+        return f"{message!s} ({count} sub-exception{'s' if count > 1 else ''})"
 
     def __repr__(self) -> str:
         # BaseExceptionGroup_repr (3.14.1+, gh-141732): the message and the
         # members the group holds, whatever args and the sequence passed in
         # have since become; a list (when args still holds one, alone after
         # the message) shown as a list.
-        try:
-            excs_repr: str = _EXCS_REPR.__get__(self)
-        except AttributeError:  # unset: the sequence was a list or a tuple
+        message, excs, _, excs_repr = self._state
+        if excs_repr is None:
             args = self.args
-            excs_repr = repr(list(self._exceptions) if len(args) == 2 and isinstance(args[1], list)
-                             else self._exceptions)
+            excs_repr = repr(list(excs) if len(args) == 2 and isinstance(args[1], list) else excs)
         # join, not a format: a str subclass counts for its characters, as %U takes it.
-        return "".join((type(self).__name__.rpartition(".")[2], "(", repr_of(self._message), ", ", excs_repr, ")"))
+        return "".join((type(self).__name__.rpartition(".")[2], "(", repr_of(message), ", ", excs_repr, ")"))
 
     __class_getitem__: "Any" = classmethod(_class_getitem)
 
@@ -216,7 +212,7 @@ class BaseExceptionGroup(BaseException):
         add_note_default(self, note)
 
     def derive(self, excs: "Sequence[BaseException]") -> "BaseExceptionGroup":
-        return BaseExceptionGroup(self._message, excs)
+        return BaseExceptionGroup(self._state[0], excs)
 
     def split(
         self, condition: "_Condition"
@@ -316,11 +312,7 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
     # __init__ then rejects keywords with "X() takes no keyword arguments",
     # exactly as BaseExceptionGroup_init does.
     self: BaseExceptionGroup = _new_exception(cls, message, exceptions)
-    self._message = message  # type: ignore[assignment]  # a str: its real type was tested
-    self._exceptions = excs
-    self._member_types = member_types
-    if excs_repr is not None:
-        self._excs_repr = excs_repr
+    self._state = message, excs, member_types, excs_repr  # type: ignore[assignment]  # message: a str, tested
     return self
 
 
@@ -379,10 +371,10 @@ def _split_open(
     group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool, stack: "List[_Walk]"
 ) -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
     """Split ``group`` at once if no member needs a split of its own; else push it on ``stack`` (None)."""
-    excs = group._exceptions
-    member_types = group._member_types
+    message, excs, member_types, excs_repr = group._state
     if member_types is None:
-        member_types = group._member_types = _types_of(excs)
+        member_types = _types_of(excs)
+        group._state = message, excs, member_types, excs_repr
     if type(matcher) is TypeMatcher:
         matching = matcher.matching_types(member_types)
         not_matching = member_types.difference(matching)
@@ -439,7 +431,7 @@ def subset(
         # these members (taken from a valid group) are known to pass.
         # A group that is an Exception holds only Exceptions, and so do its parts.
         part_class = ExceptionGroup if isinstance(orig, Exception) else None
-        part = _build_valid(orig._message, excs, member_types, part_class)  # type: ignore[attr-defined]
+        part = _build_valid(orig._state[0], excs, member_types, part_class)  # type: ignore[attr-defined]
     else:
         part = orig.derive(excs)  # type: ignore[attr-defined]
         if not isinstance(part, groups):
@@ -480,16 +472,12 @@ def _build_valid(
                     cls = BaseExceptionGroup
                 break
     group = _new_exception(cls, message, excs)
-    group._message = message
-    group._exceptions = tuple(excs)
-    group._member_types = member_types
+    group._state = message, tuple(excs), member_types, None
     return group
 
 
 _DEFAULT_DERIVE = BaseExceptionGroup.derive
 _DEFAULT_GETATTRIBUTE = BaseExceptionGroup.__getattribute__
-# The slot itself: a subclass's __getattr__ is not called for it while it is unset.
-_EXCS_REPR = BaseExceptionGroup.__dict__["_excs_repr"]
 
 
 def _init_in_c() -> None:
