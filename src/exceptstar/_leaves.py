@@ -21,7 +21,8 @@ from exceptstar._notes import add_note
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Iterator, List, Literal, Optional, Set, Tuple, Type, TypeVar, Union
+    from types import FrameType
+    from typing import Any, Callable, Iterator, List, Literal, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
     from exceptstar._classes import BaseExceptionGroup
 
@@ -32,6 +33,10 @@ if TYPE_CHECKING:  # pragma: no cover
     _Traceback = Optional[TracebackType]
     _Exc = Optional[BaseException]
     _Ignore = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
+    # TracebackType's arguments after tb_next for the entries above a leaf, the innermost first.
+    _Arguments = List[Tuple[FrameType, int, int]]
+    # What the walk carries down a level: the arguments, or the entries that collapse keeps.
+    _Above = TypeVar("_Above", "_Arguments", "List[TracebackType]")
 
 # typing.overload for type checkers; at run time (no ``typing`` import) the last
 # definition is the function.  In this order linters see typing's decorator.
@@ -42,19 +47,45 @@ else:  # pragma: no cover
     from typing import overload
 
 
-def _entries(tb: "Optional[TracebackType]") -> "Iterator[TracebackType]":
+# Files that hold none of our modules, as _frames.is_own (which reads nothing else of an
+# entry) found them: collapse asks about every entry of every error it raises.
+_theirs: "Set[str]" = set()
+# Code exec'd under a new file name each time (notebook cells) must not grow it for ever.
+_THEIRS_MAX = 1024
+
+
+def _ours(tb: TracebackType) -> bool:
+    """``_frames.is_own(tb)``, the entry's file remembered in ``_theirs`` when it is not ours."""
+    if _frames.is_own(tb):
+        return True
+    if len(_theirs) >= _THEIRS_MAX:
+        _theirs.clear()
+    _theirs.add(tb.tb_frame.f_code.co_filename)
+    return False
+
+
+def _arguments(tb: "Optional[TracebackType]", outer: "_Arguments") -> "_Arguments":
+    """``TracebackType``'s arguments after ``tb_next`` for each entry of ``tb``, the last first, then ``outer``'s."""
+    arguments: _Arguments = []
     while tb is not None:
-        yield tb
-        tb = tb.tb_next
-
-
-def _linked(entries: "List[TracebackType]", tail: "Optional[TracebackType]") -> "Optional[TracebackType]":
-    """New entries for the frames, lines and instructions of ``entries``, in order, ending with ``tail``."""
-    for entry in reversed(entries):
-        lineno = entry.tb_lineno
+        lineno = tb.tb_lineno
         # 3.11+ reads None where no line is known; -1 asks it to compute the line again.
-        tail = TracebackType(tail, entry.tb_frame, entry.tb_lasti, -1 if lineno is None else lineno)
-    return tail
+        arguments.append((tb.tb_frame, tb.tb_lasti, -1 if lineno is None else lineno))
+        tb = tb.tb_next
+    arguments.reverse()
+    arguments += outer
+    return arguments
+
+
+def _kept(tb: "Optional[TracebackType]", outer: "List[TracebackType]") -> "List[TracebackType]":
+    """``outer``'s entries, then those of ``tb`` not ours, in order (a new list)."""
+    kept = outer[:]
+    keep = kept.append
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename in _theirs or not _ours(tb):
+            keep(tb)
+        tb = tb.tb_next
+    return kept
 
 
 @overload
@@ -86,32 +117,89 @@ def leaf_exceptions(group: BaseException) -> "List[_Leaf]":  # type: ignore[misc
     composite one; the revision, followed here, returns ``(exception,
     traceback)`` pairs, changes nothing, and processes each sub-exception once.
     """
-    return [(leaf, _linked(above, leaf.__traceback__)) for leaf, above in _walk(group)]
-
-
-def _walk(group: BaseException) -> "Iterator[Tuple[BaseException, List[TracebackType]]]":
-    """Each leaf of ``group``, in order, with the entries of the groups above it (``group`` alone: none)."""
     classes = group_classes()
     if not isinstance(group, classes):
-        yield group, []
-        return
+        return [(group, group.__traceback__)]
+    top = _arguments(group.__traceback__, [])
+    leaves: List[_Leaf] = []
+    append = leaves.append
+    new = TracebackType
+    for leaf, above in _walk(group, classes, top, group.exceptions, _arguments):  # type: ignore[attr-defined]
+        tb = leaf.__traceback__
+        for frame, lasti, lineno in above:
+            tb = new(tb, frame, lasti, lineno)
+        append((leaf, tb))
+    return leaves
+
+
+def _walk(group: BaseException, classes: "Tuple[type, ...]", above: "_Above", children: "Sequence[BaseException]",
+          extend: "Callable[[Optional[TracebackType], _Above], _Above]") -> "Iterator[Tuple[BaseException, _Above]]":
+    """Each leaf under ``group`` in order, with what ``extend`` made of the tracebacks of the groups above it.
+
+    ``above`` is what it made of ``group``'s, ``children`` are ``group.exceptions``.  A subgroup's is
+    ``extend(its traceback, its parent's)``, taken as the walk enters it; one object, shared by the leaves
+    of that level: not to be changed.
+    """
     # Ids of the nodes met: the tree holds them all, so they stay unique while this runs.
     seen: Set[int] = {id(group)}
-    path: List[List[TracebackType]] = [list(_entries(group.__traceback__))]
-    pending: List[Iterator[BaseException]] = [iter(group.exceptions)]  # type: ignore[attr-defined]
+    met = seen.add
+    path = [above]
+    pending: List[Iterator[BaseException]] = [iter(children)]
     while pending:
         for exc in pending[-1]:
-            if id(exc) in seen:
+            key = id(exc)
+            if key in seen:
                 continue
-            seen.add(id(exc))
+            met(key)
             if isinstance(exc, classes):
-                path.append(list(_entries(exc.__traceback__)))
+                above = extend(exc.__traceback__, above)
+                path.append(above)
                 pending.append(iter(exc.exceptions))  # type: ignore[attr-defined]
                 break
-            yield exc, [entry for entries in path for entry in entries]
+            yield exc, above
         else:
             pending.pop()
             path.pop()
+            if path:
+                above = path[-1]
+
+
+def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore") -> "Optional[BaseException]":
+    """The one leaf of ``group`` (one of ``classes``) not an instance of ``ignore``, if exactly one is, made
+    ready for a bare ``raise`` out of ``group``'s place (see ``collapse``); otherwise None: ``group`` goes on
+    as it is.  The walk stops at a second."""
+    above = _kept(group.__traceback__, [])
+    children: Sequence[BaseException] = group.exceptions  # type: ignore[attr-defined]
+    leaf: BaseException
+    if type(children) is tuple and len(children) == 1 and not isinstance(children[0], classes):
+        # A task group's one failed child, most often: no walk to set up.
+        leaf = children[0]
+        if isinstance(leaf, ignore):
+            return None
+        kept = _kept(leaf.__traceback__, above)
+    else:
+        found = None
+        for exc, exc_above in _walk(group, classes, above, children, _kept):
+            if isinstance(exc, ignore):
+                continue
+            if found is not None:
+                return None
+            # Its entries as they are now: what the rest of the walk runs (an isinstance check of the
+            # user's) cannot change them.
+            found = (exc, _kept(exc.__traceback__, exc_above))
+        if found is None:
+            return None
+        leaf, kept = found
+    tb = None
+    for entry in reversed(kept):
+        lineno = entry.tb_lineno
+        tb = TracebackType(tb, entry.tb_frame, entry.tb_lasti, -1 if lineno is None else lineno)
+    leaf.__traceback__ = tb
+    if leaf.__context__ is None:
+        _chain(leaf, group)
+    else:
+        add_note(leaf, f"(collapsed from {type(group).__name__}({group.message!r}), its one error)")  # type: ignore[attr-defined]
+    return leaf
 
 
 def _check_ignore(ignore: object) -> None:
@@ -121,42 +209,15 @@ def _check_ignore(ignore: object) -> None:
             raise TypeError(f"collapse() ignore must be an exception class or a tuple of them, not {ignore!r}")
 
 
-def _the_one(group: BaseException, ignore: "_Ignore") -> "Optional[_Leaf]":
-    """The one leaf of ``group`` not an instance of ``ignore``, if exactly one is; the walk stops at a second."""
-    found: Optional[_Leaf] = None
-    for leaf, above in _walk(group):
-        if isinstance(leaf, ignore):
-            continue
-        if found is not None:
-            return None
-        found = (leaf, _linked(above, leaf.__traceback__))
-    return found
-
-
-def _collapsed(group: BaseException, leaf: BaseException, tb: "Optional[TracebackType]") -> BaseException:
-    """``leaf`` made ready for a bare ``raise`` out of ``group``'s place (see ``collapse``)."""
-    leaf.__traceback__ = _linked([entry for entry in _entries(tb) if not _frames.is_own(entry)], None)
-    if leaf.__context__ is None:
-        _chain(leaf, group)
-    else:
-        add_note(leaf, f"(collapsed from {type(group).__name__}({group.message!r}), its one error)")  # type: ignore[attr-defined]
-    return leaf
-
-
-def _is_group(exc: BaseException) -> bool:
-    return isinstance(exc, group_classes())
-
-
-def _one_of(group: BaseException, ignore: "_Ignore") -> "Optional[BaseException]":
-    """The one leaf of ``group`` made ready to be raised in its place, or None: ``group`` goes on as it is."""
-    found = _the_one(group, ignore)
-    return None if found is None else _collapsed(group, *found)
+# collapse()'s default ignore: no class.
+_NOTHING: "Tuple[Type[BaseException], ...]" = ()
 
 
 def _outcome(exc: BaseException, ignore: "_Ignore") -> BaseException:
     """What the decorated function's caller gets instead of ``exc``: the one leaf, or ``exc`` without our frames."""
     _frames.strip(exc)
-    return (_is_group(exc) and _one_of(exc, ignore)) or exc
+    classes = group_classes()
+    return (isinstance(exc, classes) and _one_of(exc, classes, ignore)) or exc
 
 
 class collapse:
@@ -189,8 +250,9 @@ class collapse:
 
     __slots__ = ("_ignore",)
 
-    def __init__(self, *, ignore: "_Ignore" = ()) -> None:
-        _check_ignore(ignore)
+    def __init__(self, *, ignore: "_Ignore" = _NOTHING) -> None:
+        if ignore is not _NOTHING:  # the default needs no check: the common case, at every with statement
+            _check_ignore(ignore)
         self._ignore = ignore
 
     def __enter__(self) -> None:
@@ -198,10 +260,13 @@ class collapse:
 
     # Literal[False]: nothing is swallowed, which type checkers must know (what follows a raise is unreachable).
     def __exit__(self, exc_type: "_ExcType", exc: "_Exc", tb: "_Traceback") -> "Literal[False]":
-        if exc is None or not _is_group(exc):
+        if exc is None:
+            return False
+        classes = group_classes()
+        if not isinstance(exc, classes):
             return False
         try:
-            leaf = _one_of(exc, self._ignore)
+            leaf = _one_of(exc, classes, self._ignore)
         except BaseException as interrupt:
             # Raised here, so the group is its context already.
             leaf = _frames.strip(interrupt)
@@ -223,10 +288,13 @@ class collapse:
 
     # __exit__'s body again: a call to it would put this frame in the traceback.
     async def __aexit__(self, exc_type: "_ExcType", exc: "_Exc", tb: "_Traceback") -> "Literal[False]":
-        if exc is None or not _is_group(exc):
+        if exc is None:
+            return False
+        classes = group_classes()
+        if not isinstance(exc, classes):
             return False
         try:
-            leaf = _one_of(exc, self._ignore)
+            leaf = _one_of(exc, classes, self._ignore)
         except BaseException as interrupt:
             leaf = _frames.strip(interrupt)
         if leaf is None:
