@@ -345,7 +345,7 @@ SNIPPETS = {
         try: ExceptionGroup('m', [A()])
         except TypeError as e: out.append(str(e))
         result = out""",
-    "keyword_refusal_shows_no_frame_of_the_classes": """
+    "construction_errors_show_no_frame_of_the_classes": """
         import traceback
         class S(ExceptionGroup): pass
         class B(BaseExceptionGroup): pass
@@ -354,6 +354,11 @@ SNIPPETS = {
                           (ExceptionGroup, [ValueError()]), (S, [ValueError()]), (B, [SystemExit()])):
             try: cls('m', excs, x=1)
             except TypeError as e: out.append((str(e), len(traceback.extract_tb(e.__traceback__))))
+        for args in ((), ('m',), ('m', [ValueError()], 1), (1, [ValueError()]), ('m', []), ('m', [1]),
+                     ('m', [ValueError(), 1]), ('m', 1)):
+            try: ExceptionGroup(*args)
+            except (TypeError, ValueError) as e:
+                out.append((str(e), len(traceback.extract_tb(e.__traceback__)), e.__context__))
         result = out""",
     "traceback_names_the_class_plainly": """
         import traceback

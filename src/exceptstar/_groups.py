@@ -36,10 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover
     _State = Tuple[str, Tuple[BaseException, ...], Optional[Set[type]], Optional[str]]
 
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose bases may be reassigned
-
-# Up to this many members, construction collects their types in a set at once (the
-# fewest calls); a longer group counts its first type in a list of all (far cheaper
-# per member than a set) or, with many types, leaves the set to split.
+# Up to this many members, construction puts their types in a set at once (the fewest calls); a
+# longer group counts its first type in a list (far cheaper per member than a set), as _types_of.
 _SHORT = 32
 
 # Up to this many distinct member types, construction keeps their set (split's).
@@ -47,12 +45,7 @@ _FEW_TYPES = 8
 
 
 def _types_of(excs: "Sequence[BaseException]") -> "Set[type]":
-    """The set of the members' types.
-
-    Most groups hold one type (a thousand ValueErrors): counting the first
-    type's occurrences is a plain identity scan, far cheaper than hashing
-    every member's type into a set.
-    """
+    """The set of the members' types: one type (the usual group) found by counting, far cheaper than a set."""
     types = list(map(type, excs))
     first = types[0]
     if types.count(first) == len(types):
@@ -72,9 +65,8 @@ elif sys.version_info >= (3, 9):
     class _GroupAlias(type(list[int])):  # type: ignore[misc]
         """``ExceptionGroup[T]`` as 3.11 makes it: a ``types.GenericAlias`` that is not a class.
 
-        3.9/3.10's own passes ``__class__`` on to its origin, so that
-        ``isinstance(alias, type)`` holds, and code that tells classes from
-        aliases that way (pytest's ``RaisesExc``) takes it for the class.
+        3.9/3.10's own passes ``__class__`` on to its origin, so that ``isinstance(alias, type)`` holds,
+        and code that tells classes from aliases that way (pytest's ``RaisesExc``) takes it for the class.
         """
 
         def __getattribute__(self, name: str) -> "Any":
@@ -89,25 +81,27 @@ elif sys.version_info >= (3, 9):
 _base_init = BaseException.__init__
 
 
+def _readonly(group: object, value: object = None) -> None:
+    raise AttributeError("readonly attribute")
+
+
 class BaseExceptionGroup(BaseException):
     """A combination of multiple unrelated exceptions."""
 
     # No __weakref__ here and one on ExceptionGroup: the same as the built-ins.
-    # _state, one slot (one store per group made): the message; the members;
-    # the set of their types, which lets split classify and rebuild by type
-    # without visiting every member more than once (None until a split needs
-    # it); repr() of a sequence that was neither a list nor a tuple, taken at
-    # construction, as CPython 3.13.12+ and 3.14.1+ keep it (gh-141732), or None.
+    # _state, one slot (one store per group made): the message; the members; the set of their types,
+    # which lets split classify and rebuild by type without visiting every member more than once (None
+    # until a split needs it); repr() of a sequence that was neither a list nor a tuple, taken at
+    # construction as CPython 3.13.12+ and 3.14.1+ keep it (gh-141732), or None.
     __slots__ = ("_state",)
     __module__ = "builtins"
     _state: "_State"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         """Initialize self.  See help(type(self)) for accurate signature."""
-        # BaseExceptionGroup_init: no keywords, then BaseException's __init__ called
-        # directly, so that in ``class G(ExceptionGroup, Other)`` Other.__init__ is
-        # never reached.  A function of the class's own, as the built-in has one:
-        # ``BaseExceptionGroup.__init__ is not BaseException.__init__``.
+        # BaseExceptionGroup_init: no keywords, then BaseException's __init__ called directly, so that in
+        # ``class G(ExceptionGroup, Other)`` Other.__init__ is never reached.  A function of the class's
+        # own, as the built-in has one: ``BaseExceptionGroup.__init__ is not BaseException.__init__``.
         if kwargs or not isinstance(self, BaseExceptionGroup):
             try:
                 if kwargs:
@@ -125,10 +119,8 @@ class BaseExceptionGroup(BaseException):
 
     def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
         try:
-            # The usual call passes every check of _new_checked: one of the two
-            # classes given a str and a short list or tuple of Exceptions.  It is
-            # tested here with the fewest calls (on 3.8 each costs more than the
-            # test it makes), as this runs for every group raised.
+            # The usual call (one of the two classes, a str, a short list or tuple of Exceptions) passes every
+            # check of _new_checked: tested here with the fewest calls, as it runs for every group raised.
             if cls is ExceptionGroup or cls is BaseExceptionGroup:
                 exceptions: Any
                 try:
@@ -153,31 +145,8 @@ class BaseExceptionGroup(BaseException):
                 _handled.set_handled(error)
             raise
 
-    @property
-    def message(self) -> str:
-        """exception message"""
-        return self._state[0]
-
-    @message.setter
-    def message(self, value: object) -> None:
-        raise AttributeError("readonly attribute")
-
-    @message.deleter
-    def message(self) -> None:
-        raise AttributeError("readonly attribute")
-
-    @property
-    def exceptions(self) -> "Tuple[BaseException, ...]":
-        """nested exceptions"""
-        return self._state[1]
-
-    @exceptions.setter
-    def exceptions(self, value: object) -> None:
-        raise AttributeError("readonly attribute")
-
-    @exceptions.deleter
-    def exceptions(self) -> None:
-        raise AttributeError("readonly attribute")
+    message = property(lambda self: self._state[0], _readonly, _readonly, "exception message")
+    exceptions = property(lambda self: self._state[1], _readonly, _readonly, "nested exceptions")
 
     def __str__(self) -> str:
         message, excs, _, _ = self._state
@@ -235,12 +204,9 @@ class ExceptionGroup(BaseExceptionGroup, Exception):
 
 _OWN_CLASSES = (BaseExceptionGroup, ExceptionGroup)
 _new_exception = BaseException.__new__
-# The built-in Exception classes: their bases cannot be reassigned, so a
-# member of one of them needs no MRO test (a set test covers all the types).
-_BUILTIN_EXCEPTIONS = frozenset(
-    value for value in vars(builtins).values()
-    if isinstance(value, type) and issubclass(value, Exception) and not value.__flags__ & _HEAPTYPE
-)
+# The built-in Exception classes: their bases cannot be reassigned, so members of them need no MRO test.
+_BUILTIN_EXCEPTIONS = frozenset(value for value in vars(builtins).values() if isinstance(value, type)
+                                and issubclass(value, Exception) and not value.__flags__ & _HEAPTYPE)
 
 
 def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") -> BaseExceptionGroup:
@@ -253,10 +219,8 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
         raise TypeError(f"BaseExceptionGroup.__new__() takes exactly 2 arguments ({len(args)} given)")
     message, exceptions = args
     if not real_issubclass(str, type(message)):  # PyUnicode_Check: the real type, whatever __class__ says
-        raise TypeError(
-            "BaseExceptionGroup.__new__() argument 1 must be str, not "
-            + ("None" if message is None else type(message).__name__)
-        )
+        raise TypeError("BaseExceptionGroup.__new__() argument 1 must be str, not "
+                        + ("None" if message is None else type(message).__name__))
     excs_repr = None
     kind = type(exceptions)
     if not (real_issubclass(list, kind) or real_issubclass(tuple, kind)):  # PyList_Check, PyTuple_Check
@@ -268,11 +232,9 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
     if not excs:
         raise ValueError("second argument (exceptions) must be a non-empty sequence")
 
-    # CPython tests each member in turn: an exception by its real type
-    # (PyExceptionInstance_Check), then an Exception by isinstance(), which for
-    # a member whose real type is no Exception asks its __class__ (that may run
-    # code, and claim Exception).  Per distinct type in C-level loops when
-    # every type is an Exception; member by member, in that order, otherwise.
+    # C tests each member in turn: an exception by its real type, then an Exception by isinstance(),
+    # which asks the __class__ of one whose real type is no Exception (that may run code, and claim
+    # Exception).  Per distinct type when every type is an Exception; else member by member, in order.
     types = list(map(type, excs))
     first = types[0]
     member_types: Optional[Set[type]]
@@ -280,11 +242,8 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
         member_types = {first}
         checked: Any = member_types
     else:
-        # Few distinct types: the set, kept for split.  Many (10,000 classes):
-        # the set would cost as much as the checks, and visiting the types in
-        # hash order rather than in the members' order misses the CPU cache
-        # on every one; they are checked in order, the set left to the first
-        # split that needs it.
+        # Few distinct types: the set, kept for split.  Many (10,000 classes): checked in the members'
+        # order (hash order misses the CPU cache on every one), the set left to the first split.
         member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
             len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
         checked = types if member_types is None else member_types
@@ -309,8 +268,7 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
         if real_issubclass(Exception, cls):
             raise TypeError(f"Cannot nest BaseExceptions in {cls.__name__!r}")
 
-    # __init__ then rejects keywords with "X() takes no keyword arguments",
-    # exactly as BaseExceptionGroup_init does.
+    # Keywords are __init__'s to refuse, as in C.
     self: BaseExceptionGroup = _new_exception(cls, message, exceptions)
     self._state = message, excs, member_types, excs_repr  # type: ignore[assignment]  # message: a str, tested
     return self
@@ -324,11 +282,9 @@ def _rebuild(name: str, args: "Tuple[Any, ...]") -> BaseException:
     return cls(*args)
 
 
-# C splits recursively, within 3.13's C recursion limit (10,000 calls, of
-# which a split called from the top level of a module has used 3): a group
-# nested deeper raises this RecursionError there.  Here the walk is a loop, so
-# the depth is counted instead, and the interpreter's own (Python) recursion
-# limit, far lower, plays no part.
+# C splits recursively, within 3.13's C recursion limit (10,000 calls, of which a split called from the
+# top level of a module has used 3): a group nested deeper raises this RecursionError there.  Here the
+# walk is a loop, so the depth is counted instead, and the Python recursion limit plays no part.
 MAX_DEPTH = 9997
 SPLIT_TOO_DEEP = "maximum recursion depth exceeded in exceptiongroup_split_recursive"
 
@@ -336,11 +292,7 @@ SPLIT_TOO_DEEP = "maximum recursion depth exceeded in exceptiongroup_split_recur
 def _split(
     group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool
 ) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
-    """exceptiongroup_split_recursive below the top node, which the caller has tested.
-
-    A loop over an explicit stack of the groups being walked, not recursion:
-    C splits groups nested as deep as memory allows.
-    """
+    """exceptiongroup_split_recursive below the top node (tested by the caller): a loop over a stack, not recursion."""
     stack: List[_Walk] = []
     pair = _split_open(group, matcher, construct_rest, stack)
     while stack:
@@ -413,10 +365,10 @@ def subset(
     orig: BaseException, excs: "List[BaseException]", member_types: "Optional[Set[type]]" = None,
     groups: "Union[type, Tuple[type, ...]]" = BaseExceptionGroup,
 ) -> "Optional[BaseExceptionGroup]":
-    """CPython's exceptiongroup_subset: ``orig.derive(excs)`` with ``orig``'s metadata.
+    """CPython's exceptiongroup_subset: ``orig.derive(excs)`` with ``orig``'s metadata; None for no members.
 
-    For any group (``_PyExc_PrepReraiseStar`` rebuilds built-in and backport
-    groups too): ``groups`` is what ``derive`` may return.  None for no members.
+    For any group (``_PyExc_PrepReraiseStar`` rebuilds built-in and backport groups too): ``groups`` is
+    what ``derive`` may return.
     """
     if not excs:
         return None
@@ -480,29 +432,18 @@ _DEFAULT_DERIVE = BaseExceptionGroup.derive
 _DEFAULT_GETATTRIBUTE = BaseExceptionGroup.__getattribute__
 
 
-def _init_in_c() -> None:
-    """Construct the two classes with BaseException's C ``__init__``, their own staying the visible one.
-
-    For them BaseExceptionGroup_init is BaseException's: keywords refused with
-    the same words, then ``args`` set; what the Python one adds (the unbound
-    call's error, never reaching a mixin's ``__init__``) cannot arise in
-    ``type.__call__``.  Calling it costs a Python frame on every group made,
-    a third of the whole.  So the type slot gets BaseException's: assigning
-    its descriptor sets the slot, the dict then gets our function back
-    without the slot's update (through the real dict, which the mappingproxy
-    holds), and the lookup caches are reset.  Subclasses made later find our
-    function and call it, as they must.  CPython only: PyPy has no slots.
-    """
+# The two classes are made with BaseException's C __init__ in their type slot, their own staying the
+# visible one.  Called by type.__call__, BaseExceptionGroup_init is BaseException's (keywords refused in
+# the same words, then args set); what ours adds (the unbound call's error, never reaching a mixin's
+# __init__) cannot arise there, and its Python frame was a fifth of making a small group on 3.8.  Assigning
+# BaseException's descriptor sets the slot; the real dict (the mappingproxy's) then gets ours back without
+# the slot's update, and setting an attribute resets the lookup caches.  Subclasses made later find ours
+# and call it, as they must.  CPython only: PyPy has no slots.
+if sys.implementation.name == "cpython":
     import gc
 
-    own = BaseExceptionGroup.__dict__["__init__"]
+    _own_init = BaseExceptionGroup.__dict__["__init__"]
     BaseExceptionGroup.__init__ = _base_init  # type: ignore[method-assign, assignment]
-    (namespace,) = gc.get_referents(BaseExceptionGroup.__dict__)
-    namespace["__init__"] = own
-    # Setting any attribute resets the caches of the class and its subclasses.
+    gc.get_referents(BaseExceptionGroup.__dict__)[0]["__init__"] = _own_init
     BaseExceptionGroup._cache_reset = None  # type: ignore[attr-defined]
-    del BaseExceptionGroup._cache_reset  # type: ignore[attr-defined]
-
-
-if sys.implementation.name == "cpython":
-    _init_in_c()
+    del BaseExceptionGroup._cache_reset, _own_init  # type: ignore[attr-defined]
