@@ -321,6 +321,9 @@ SNIPPETS = {
             def __len__(self): return 1
             def __repr__(self): return 'LyingList!'
         eg = ExceptionGroup('m', LyingList()); eg.args = ('m', [1]); out.append(repr(eg))
+        both = BaseExceptionGroup('m', [LyingInterrupt(), KeyboardInterrupt(), SystemExit()])
+        for condition in (SystemExit, lambda e: type(e) in (KeyboardInterrupt, SystemExit)):
+            out.append([type(part).__name__ for part in both.split(condition)])
         result = out""",
     "short_and_long_member_sequences": """
         class MyError(Exception): pass
