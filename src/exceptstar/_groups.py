@@ -34,6 +34,9 @@ if TYPE_CHECKING:  # pragma: no cover
                   Optional[Set[type]]]
     # A group's message, members, member types (None until needed) and the repr of a sequence not a list or tuple.
     _State = Tuple[str, Tuple[BaseException, ...], Optional[Set[type]], Optional[str]]
+    # Splits a group at once (its pair) or pushes it on the walk's stack (None).
+    _Opener = Callable[["BaseExceptionGroup", "Matcher", bool, List[_Walk]],
+                       Optional[Tuple[Optional["BaseExceptionGroup"], Optional["BaseExceptionGroup"]]]]
 
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose bases may be reassigned
 # Up to this many members, construction puts their types in a set at once (the fewest calls); a
@@ -289,36 +292,6 @@ MAX_DEPTH = 9997
 SPLIT_TOO_DEEP = "maximum recursion depth exceeded in exceptiongroup_split_recursive"
 
 
-def _split(
-    group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool
-) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
-    """exceptiongroup_split_recursive below the top node (tested by the caller): a loop over a stack, not recursion."""
-    stack: List[_Walk] = []
-    pair = _split_open(group, matcher, construct_rest, stack)
-    while stack:
-        node, members, matched, rest, by_type = stack[-1]
-        if pair is not None:  # the split of the member group just walked
-            if pair[0] is not None:
-                matched.append(pair[0])
-            if pair[1] is not None:
-                rest.append(pair[1])
-            pair = None
-        for exc in members:
-            if (type(exc) in by_type) if by_type is not None else matcher(exc):
-                matched.append(exc)
-            elif isinstance(exc, BaseExceptionGroup):
-                if len(stack) >= MAX_DEPTH:
-                    raise RecursionError(SPLIT_TOO_DEEP)
-                pair = _split_open(exc, matcher, construct_rest, stack)
-                break
-            elif construct_rest:
-                rest.append(exc)
-        else:
-            stack.pop()
-            pair = subset(node, matched, None), (subset(node, rest, None) if construct_rest else None)
-    return pair  # type: ignore[return-value]
-
-
 def _split_open(
     group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool, stack: "List[_Walk]"
 ) -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
@@ -359,6 +332,43 @@ def _split_open(
         by_type = None  # a predicate: called on every node, in order
     stack.append((group, iter(excs), [], [], by_type))
     return None
+
+
+def _split(
+    group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool,
+    groups: type = BaseExceptionGroup, open_group: "_Opener" = _split_open,
+) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
+    """exceptiongroup_split_recursive below the top node (tested by the caller): a loop over a stack, not recursion.
+
+    ``groups``: what counts as a group (CPython's ``_PyBaseExceptionGroup_Check``);
+    ``open_group``: splits a group at once or pushes it on the stack to be walked
+    (for groups of other classes, ``_pypy``'s: members walked one by one).
+    """
+    stack: List[_Walk] = []
+    pair = open_group(group, matcher, construct_rest, stack)
+    while stack:
+        node, members, matched, rest, by_type = stack[-1]
+        if pair is not None:  # the split of the member group just walked
+            if pair[0] is not None:
+                matched.append(pair[0])
+            if pair[1] is not None:
+                rest.append(pair[1])
+            pair = None
+        for exc in members:
+            if (type(exc) in by_type) if by_type is not None else matcher(exc):
+                matched.append(exc)
+            elif isinstance(exc, groups):
+                if len(stack) >= MAX_DEPTH:
+                    raise RecursionError(SPLIT_TOO_DEEP)
+                pair = open_group(exc, matcher, construct_rest, stack)  # type: ignore[arg-type]
+                break
+            elif construct_rest:
+                rest.append(exc)
+        else:
+            stack.pop()
+            pair = (subset(node, matched, None, groups),
+                    subset(node, rest, None, groups) if construct_rest else None)
+    return pair  # type: ignore[return-value]
 
 
 def subset(

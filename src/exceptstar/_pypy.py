@@ -9,13 +9,16 @@ leaves a None context unset) and ``settle_context``.
 
 import builtins
 
-from exceptstar._groups import MAX_DEPTH, SPLIT_TOO_DEEP, subset
+from exceptstar._groups import _split
 from exceptstar._rules import matcher_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
-    from typing import Iterator, List, Optional, Tuple
+    from typing import List, Optional, Tuple
+
+    from exceptstar._groups import BaseExceptionGroup, _Walk
+    from exceptstar._rules import Matcher
 
 _BUILTIN_GROUP: type = getattr(builtins, "BaseExceptionGroup", BaseException)
 _BUILTIN_SPLIT = getattr(_BUILTIN_GROUP, "split", None)
@@ -53,33 +56,12 @@ def split_any(
     matcher = matcher_of(condition)
     if matcher(group):
         return group, None
-    # One entry per group being walked: the group, its remaining members, its two sides.
-    stack: List[Tuple[BaseException, Iterator[BaseException], List[BaseException], List[BaseException]]] = [
-        (group, iter(group.exceptions), [], [])  # type: ignore[attr-defined]
-    ]
-    pair: Optional[Tuple[Optional[BaseException], Optional[BaseException]]] = None
-    while stack:
-        node, members, matched, rest = stack[-1]
-        if pair is not None:  # the split of the member group just walked
-            if pair[0] is not None:
-                matched.append(pair[0])
-            if pair[1] is not None:
-                rest.append(pair[1])
-            pair = None
-        for exc in members:
-            if matcher(exc):
-                matched.append(exc)
-            elif isinstance(exc, groups):
-                if len(stack) >= MAX_DEPTH:
-                    raise RecursionError(SPLIT_TOO_DEEP)
-                stack.append((exc, iter(exc.exceptions), [], []))  # type: ignore[attr-defined]
-                break
-            else:
-                rest.append(exc)
-        else:
-            stack.pop()
-            pair = subset(node, matched, None, groups), subset(node, rest, None, groups)
-    return pair  # type: ignore[return-value]
+    return _split(group, matcher, True, groups, _walk_members)  # type: ignore[arg-type]
+
+
+def _walk_members(group: "BaseExceptionGroup", matcher: "Matcher", construct_rest: bool, stack: "List[_Walk]") -> None:
+    """``_split``'s opener for groups of any class: every member is walked (and matched) one by one."""
+    stack.append((group, iter(group.exceptions), [], [], None))
 
 
 def settle_context(result: BaseException, orig: "Optional[BaseException]") -> None:
