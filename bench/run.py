@@ -635,9 +635,9 @@ The spread column is half the interquartile range of each side's timings
   scaffolding (the transformed bytecode is 1.7x the plain one; profiles below).
   Measured on 3.13 pure for a naked `except*` (about 2 µs a statement against
   0.5 µs native): the `Star` 0.3 µs, the wrapper group 0.4 µs, making it the
-  handled exception through ctypes 0.3 µs (0.9-1.2 µs on 3.8-3.10: three
-  foreign calls, `PyErr_SetExcInfo` steals references that only a foreign call
-  can give), raising and the scaffolding the rest. Deep groups: the walks are
+  handled exception through ctypes 0.3 µs (0.9-1.2 µs on 3.8-3.10 with three
+  foreign calls; one since issue 37, the references `PyErr_SetExcInfo` steals
+  handed over by a private list zeroed in place), raising and the scaffolding the rest. Deep groups: the walks are
   loops, to 3.13's C depth.
 """
 
@@ -660,23 +660,26 @@ WHY: Dict[str, str] = {
     "subgroup_flat": "one C-level pass over the members (type, set membership, `compress`).",
     "except_star_naked": (
         "per handled exception the pure path runs a `Star` object, a check of the clause's "
-        "types, a new wrapper group, making that group the handled exception through ctypes "
-        "(three foreign calls on 3.8-3.10, about 0.8 µs; one on 3.11+, about 0.2 µs) and the "
-        "final re-raise computation, where the interpreter runs one opcode in C. The ctypes "
-        "call and the raise itself are the floor; the rest is Python-level bookkeeping (see "
-        "the profile). What it would take: setting the handled exception in one C call (a "
-        "compiled helper; through ctypes `PyErr_SetExcInfo` needs two more calls for the "
-        "references it steals), and a `Star` and wrapper made in C."
+        "types, a new wrapper group with its one-entry traceback, making that group the handled "
+        "exception through ctypes (one foreign call since issue 37: `PyErr_SetExcInfo`, the "
+        "references it steals handed over by a private list zeroed in place, where it took three "
+        "or four calls) and the final re-raise computation, where the interpreter runs one opcode "
+        "in C. Counted on 3.8 with callgrind (issue 37): 39.9k instructions a statement (60.8k "
+        "when the issue was filed; the backport's catch() 120k), of which the `Star` 6.9k (the "
+        "class call 2.5k, the backport check 1.5k), `match` itself about 7k, the wrapper group "
+        "about 9k, the foreign call and its hand-over 5.5k, `outcome` 3k, the scaffolding 5k and "
+        "raising 1.7k. 5x the backport allows 24k: less than these Python calls' floor. What it "
+        "would take: a `Star` and wrapper made in C (a compiled helper)."
     ),
     "construct_small": (
-        "a Python-level `__new__` (the argument checks CPython makes, a type pass, "
-        "`BaseException.__new__`, four slot stores) and then the class's own Python `__init__` "
-        "(BaseExceptionGroup_init: the keyword check, then `BaseException.__init__`; a function "
-        "of its own since 0.3.0, as the built-in has one, +0.25-0.3 µs a group): about "
-        "0.8-1 µs a group on 3.10 after the type checks moved into C-level loops, where the "
-        "backport's (also Python) costs 2 µs and the built-in 0.25 µs. Five times the backport "
-        "would need less than the Python function call and the argument unpacking alone: "
-        "only a constructor in C (a compiled helper) could."
+        "a Python-level `__new__` (the checks CPython makes, inline for the usual call since issue "
+        "37: one of the two classes, a `str`, a short list or tuple of Exceptions) and "
+        "`BaseException.__new__`; the two classes' construction runs `BaseException`'s C init "
+        "(their own `__init__` stays the one explicit calls and subclasses see). Counted on 3.8: "
+        "about 12k instructions a group, of which entering the Python `__new__` and "
+        "`BaseException.__new__` about 4k and `type()` per member 450 each; 2x the backport "
+        "needs about 1.8k fewer a group on 3.8/3.9 (met on 3.10). What it would take: a "
+        "constructor in C (a compiled helper)."
     ),
     "construct_distinct": (
         "one `type()` per member and one subclass test per distinct type, both C-level loops "
@@ -693,13 +696,32 @@ WHY: Dict[str, str] = {
         "as split_deep."
     ),
     "except_star_group": (
-        "per clause: a `Star.match` (a split of the group and a new wrapper), the handled "
-        "exception set through ctypes, the clause's try/except scaffolding, and `finish` "
-        "rebuilding what is left; the native statement runs the same steps in C (see the "
-        "profile: the split and the wrappers are most of it). What it would take: the split "
-        "and the re-raise computation in C, or one engine call per clause instead of the "
-        "guarded match, which would give up the guarantee that an interrupt (a signal's "
-        "KeyboardInterrupt) arriving in the machinery loses no part of the group."
+        "per clause: a `Star.match` (a split of the group: a pass over its member types and two "
+        "new groups through `subset`, each copying the traceback, context, cause and notes as "
+        "CPython's exceptiongroup_subset does), the handled exception set through ctypes, the "
+        "clause's try/except scaffolding, and `outcome` rebuilding what is left; the native "
+        "statement runs the same steps in C (see the profile: the split is most of it). 3x the "
+        "backport allows about 69k instructions on 3.8 for what takes 129k (two matches with "
+        "their splits about 45k each). What it would take: the split and the re-raise computation "
+        "in C, or one engine call per clause instead of the guarded match, which would give up "
+        "the guarantee that an interrupt (a signal's KeyboardInterrupt) arriving in the "
+        "machinery loses no part of the group."
+    ),
+    "catch_group": (
+        "the engine's steps as in the `except*` row, through a context manager: its `__exit__`, "
+        "a generator over the handlers and one call per handler on top."
+    ),
+    "collapse": (
+        "the `with` block, raising the leaf and making it the handled exception cost about what "
+        "the whole recipe by hand does (2.85 µs of its 3.1 µs on 3.8); finding the leaf and "
+        "building its composite traceback (every entry made anew, ours left out, as "
+        "`leaf_exceptions` gives it) about 3.6 µs more. What it would take: the leaf's traceback "
+        "left as it was, which would show the group's entries twice."
+    ),
+    "leaves": (
+        "every leaf gets a composite traceback of new entries (the group's entries above its "
+        "own): 4,000 `TracebackType()` calls for this group, 470-500 µs on 3.8, 6.3-6.5x the "
+        "hand walk by themselves, which builds none. The walk reads each group's entries once."
     ),
     "transform_500": (
         "(`compile()`: the starred functions are left out of the native compile of the "
