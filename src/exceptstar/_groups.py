@@ -35,8 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     # A group's message, members, member types (None until needed) and the repr of a sequence not a list or tuple.
     _State = Tuple[str, Tuple[BaseException, ...], Optional[Set[type]], Optional[str]]
     # Splits a group at once (its pair) or pushes it on the walk's stack (None).
-    _Opener = Callable[["BaseExceptionGroup", "Matcher", bool, List[_Walk]],
-                       Optional[Tuple[Optional["BaseExceptionGroup"], Optional["BaseExceptionGroup"]]]]
+    _Opener = Callable[["BaseExceptionGroup", "Matcher", bool, List[_Walk]], Optional[Tuple[Any, Any]]]
 
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose bases may be reassigned
 # Up to this many members, construction puts their types in a set at once (the fewest calls); a
@@ -305,12 +304,10 @@ def _split_open(
         not_matching = member_types.difference(matching)
         # A member group that does not match whole must be split itself; any
         # other member goes entirely to one side, decided by its type alone.
-        nests = False
         for t in not_matching:  # a loop: no generator frame on this hot path
             if real_issubclass(BaseExceptionGroup, t):
-                nests = True
                 break
-        if not nests:
+        else:
             if not matching:
                 matched: List[BaseException] = []
                 rest = list(excs)
@@ -322,10 +319,7 @@ def _split_open(
                 rest = list(compress(excs, map(not_matching.__contains__, types)))
             else:
                 matched = list(compress(excs, map(matching.__contains__, map(type, excs))))
-            return (
-                subset(group, matched, matching),
-                subset(group, rest, not_matching) if construct_rest else None,
-            )
+            return subset(group, matched, matching), (subset(group, rest, not_matching) if construct_rest else None)
         # Nested groups: members are then matched by type, without calling the matcher.
         by_type: Optional[Set[type]] = matching
     else:
@@ -340,10 +334,7 @@ def _split(
 ) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
     """exceptiongroup_split_recursive below the top node (tested by the caller): a loop over a stack, not recursion.
 
-    ``groups``: what counts as a group (CPython's ``_PyBaseExceptionGroup_Check``);
-    ``open_group``: splits a group at once or pushes it on the stack to be walked
-    (for groups of other classes, ``_pypy``'s: members walked one by one).
-    """
+    ``groups``: what counts as a group; ``open_group``: ``_split_open``, or ``_pypy``'s for other classes."""
     stack: List[_Walk] = []
     pair = open_group(group, matcher, construct_rest, stack)
     while stack:
@@ -366,8 +357,7 @@ def _split(
                 rest.append(exc)
         else:
             stack.pop()
-            pair = (subset(node, matched, None, groups),
-                    subset(node, rest, None, groups) if construct_rest else None)
+            pair = subset(node, matched, None, groups), (subset(node, rest, None, groups) if construct_rest else None)
     return pair  # type: ignore[return-value]
 
 
