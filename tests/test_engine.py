@@ -121,6 +121,7 @@ def test_reference_counts_stay_balanced() -> None:
     assert (sys.getrefcount(group), sys.getrefcount(ExceptionGroup), sys.getrefcount(ValueError)) == counts
 
 
+@pytest.mark.needs_processes
 @pytest.mark.skipif(PYPY, reason=NO_REFCOUNTS)
 def test_set_handled_hands_over_one_reference_from_many_threads() -> None:
     # set_handled gives PyErr_SetExcInfo the references it steals by taking them in a list
