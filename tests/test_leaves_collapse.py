@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.interpreters import native_python
 from support.leaves_programs import SCENARIOS, without_lines
-from support.leaves_trees import build, entries, random_spec
+from support.leaves_trees import Counted, Counting, build, entries, random_spec
 from support.processes import PURE_HERE, call
 
 import exceptstar
@@ -279,18 +279,6 @@ class Interrupting(type):
 
 
 class Interrupts(BaseException, metaclass=Interrupting):
-    pass
-
-
-class Counting(type):
-    checked: List[object] = []
-
-    def __instancecheck__(cls, instance: object) -> bool:
-        Counting.checked.append(instance)
-        return False
-
-
-class Counted(Exception, metaclass=Counting):
     pass
 
 

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
-from support.leaves_trees import entries
+from support.leaves_trees import Counted, Counting, entries
 
 from exceptstar import ExceptionGroup, _leaves, collapse
 from exceptstar._frames import is_own
@@ -94,18 +94,6 @@ def test_the_one_error_without_our_entries_in_new_entries(shape: str) -> None:
     assert not {id(e) for e in entries(error.__traceback__)} & {id(e) for e in own_chain}
     assert [(entry, entry.tb_next) for entry in own_chain] == links
     assert error.__context__ is group
-
-
-class Counting(type):
-    checked: List[object] = []
-
-    def __instancecheck__(cls, instance: object) -> bool:
-        Counting.checked.append(instance)
-        return False
-
-
-class Counted(Exception, metaclass=Counting):
-    pass
 
 
 def test_a_group_of_one_error_checks_it_once() -> None:
