@@ -48,8 +48,13 @@ R={root}
 [ -d "$d" ] && mkdir -p "$0$d" && mount --rbind "$d" "$0$d"; done; true' "$R" "{mounts}"
 # A working directory that the top-level binds leave out (a checkout under /var, say) is bound
 # where it is; never one of the operating system's own folders, which the root has of its own.
+# The binds outlive the checkout: a CI runner that deletes its checkout and clones again at the
+# same path finds the old bind still there, on a deleted folder that nothing can be mounted on.
+# So a bind at that path or above it that no longer shows the host's folder is taken away first.
 case "$PWD" in /*/*) case "${{PWD#/}}" in {system}) ;; *) [ "$R$PWD" -ef "$PWD" ] || flock "$R.lock" \
-sh -c '[ "$0$1" -ef "$1" ] || {{ mkdir -p "$0$1" && mount --rbind "$1" "$0$1"; }}' "$R" "$PWD";; esac;; esac
+sh -c '[ "$0$1" -ef "$1" ] && exit; set -f; IFS=/; p=; for c in ${{1#/}}; do p="$p/$c"; \
+while ! [ "$0$p" -ef "$p" ] && mountpoint -q "$0$p"; do umount -l "$0$p" || exit; done; done; \
+mkdir -p "$0$1" && mount --rbind "$1" "$0$1"' "$R" "$PWD" || exit;; esac;; esac
 exec chroot "$R" /usr/bin/env -C "$PWD" {inside} "$@"
 """
 # Never bound as a working directory: the root's own system folders (/var and /run are not among
@@ -75,11 +80,14 @@ def wrapper(name: str) -> Path:
 def _write_wrappers() -> None:
     BIN.mkdir(parents=True, exist_ok=True)
     mounts = " ".join(host_folders())
+    system = "|".join(f"{folder}/*" for folder in OWN)
     for name, inside in [("in-sid", ""), *COMMANDS.items()]:
+        # Written aside and renamed: a test of another checkout may be running the old one.
         path = wrapper(name)
-        system = "|".join(f"{folder}/*" for folder in OWN)
-        path.write_text(WRAPPER.format(root=ROOT, mounts=mounts, inside=inside, system=system))
-        path.chmod(0o755)
+        new = path.with_name(f".{name}.{os.getpid()}")
+        new.write_text(WRAPPER.format(root=ROOT, mounts=mounts, inside=inside, system=system))
+        new.chmod(0o755)
+        os.replace(new, path)
 
 
 def _build(say: Callable[[str], None], log: Path) -> None:
@@ -131,15 +139,21 @@ def _unmount() -> None:
 
 
 def check(folder: Path) -> str | None:
-    """Why the wrappers cannot run their interpreters in ``folder`` (a checkout), or None when they can."""
+    """Why the wrappers cannot run their interpreters in ``folder`` (a checkout), or None when they can.
+
+    Starting is not enough: each must see ``folder`` itself there, not another folder left at its path."""
+    here = folder.stat()
+    identity = "import os; s = os.stat('.'); print(s.st_dev, s.st_ino)"
     for command in COMMANDS:
         try:
-            result = subprocess.run([str(wrapper(command)), "-c", "import sys"], cwd=folder, capture_output=True,
+            result = subprocess.run([str(wrapper(command)), "-c", identity], cwd=folder, capture_output=True,
                                     text=True, timeout=300, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"{command}: {error}"
         if result.returncode:
             return f"{command} exits with {result.returncode}: {(result.stderr or result.stdout).strip()[-500:]}"
+        if result.stdout.split() != [str(here.st_dev), str(here.st_ino)]:
+            return f"{command} does not see {folder} in the root: {result.stderr.strip()[-500:]}"
     return None
 
 
