@@ -179,6 +179,33 @@ SNIPPETS = {
                 if i < 2: return ValueError(i)
                 raise IndexError
         result = ExceptionGroup('m', M()).exceptions""",
+    "sequences_by_the_c_slot": """
+        import array, collections, types
+        class D(dict): pass
+        class ClaimsDict:
+            __class__ = dict
+            def __getitem__(self, i): return [ValueError()][i]
+            def __repr__(self): return 'ClaimsDict()'
+        out = []
+        for excs in (types.MappingProxyType({0: ValueError()}), D({0: ValueError()}), ClaimsDict(),
+                     collections.deque([ValueError()]), array.array('i', [1]), 'ab', b'', {ValueError()},
+                     collections.OrderedDict({0: ValueError()})):
+            try: out.append(repr(BaseExceptionGroup('m', excs)))
+            except Exception as e: out.append((type(e).__name__, str(e)))
+        result = out""",
+    "match_objects_are_no_sequence": """
+        import re
+        result = BaseExceptionGroup('m', re.match('a', 'a'))""",
+    "notes_copied_by_the_c_slot": """
+        import types
+        class ClaimsDict:
+            __class__ = dict
+            def __getitem__(self, i): return ['n'][i]
+        out = []
+        for notes in (types.MappingProxyType({0: 'n'}), ClaimsDict()):
+            eg = ExceptionGroup('m', [ValueError(1), TypeError(2)]); eg.__notes__ = notes
+            m, r = eg.split(ValueError); out.append(getattr(m, '__notes__', '<absent>'))
+        result = out""",
     "condition_errors": """
         eg = ExceptionGroup('m', [ValueError(1)]); out = []
         class T(tuple): pass
@@ -430,6 +457,8 @@ EXPECTED_DIFFERENCES = {
 PYPY = sys.implementation.name == "pypy"
 PYPY39 = PYPY and sys.version_info < (3, 11)
 PYPY_DIFFERENCES = {
+    "match_objects_are_no_sequence": "PyPy has no C API nor sequence slot to ask: a re.Match, which has a "
+                                     "__getitem__, is a sequence there",
     "weak_references": "every instance of a Python class takes weak references on PyPy, however the class "
                        "is made (CPython's C BaseExceptionGroup, and PyPy 3.11's built-in one, refuse them)",
 }

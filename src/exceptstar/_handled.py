@@ -15,19 +15,24 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Callable, List
+    from typing import Callable, List, TypeVar
+
+    T = TypeVar("T")
 
 
-def _bind_set_handled() -> "Callable[[BaseException], None]":
-    # Importing ctypes and binding its functions run hundreds of lines of
-    # Python: a tracer (a debugger, coverage, sys.settrace) would see them in
-    # the user's first except*.  CPython binds nothing there: untraced.
+def untraced(bind: "Callable[[], T]") -> "T":
+    """``bind()`` with no tracer: it binds a C function through ctypes.
+
+    Importing ctypes and binding its functions run hundreds of lines of Python:
+    a tracer (a debugger, coverage, sys.settrace) would see them in the middle
+    of the user's statement.  CPython binds nothing there.
+    """
     trace = sys.gettrace()
     if trace is None:
-        return _bind()
+        return bind()
     sys.settrace(None)
     try:
-        return _bind()
+        return bind()
     finally:
         sys.settrace(trace)
 
@@ -113,7 +118,7 @@ def _bind_on_first_use(exc: BaseException) -> None:
     """
     global set_handled
     if set_handled is _bind_on_first_use:
-        set_handled = _bind_set_handled()
+        set_handled = untraced(_bind)
     set_handled(exc)
 
 

@@ -10,6 +10,8 @@ condition becomes a ``TypeMatcher``, which the split walk can also ask about a
 whole set of member types at once (most groups hold few distinct types).
 """
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Callable, Dict, Set, Tuple
@@ -30,8 +32,54 @@ def is_exception_class(value: object) -> bool:
 
 
 def is_sequence(value: object) -> bool:
-    """PySequence_Check: a ``__getitem__`` slot, and not a dict."""
-    return not isinstance(value, dict) and hasattr(type(value), "__getitem__")
+    """PySequence_Check: not a dict by its real type, and a type that fills the sequence item slot.
+
+    That slot cannot be seen from Python: a C type's ``__getitem__`` may fill the
+    mapping slot alone (``mappingproxy``'s does).  So beyond lists and tuples
+    CPython's own function answers, bound on first use.  PyPy has no C API to
+    call, nor the two slots: there a ``__getitem__`` makes a sequence but for
+    ``mappingproxy``'s (a ``re.Match``, a mapping alone in CPython, is one there).
+    """
+    cls = type(value)
+    if cls is list or cls is tuple:
+        return True
+    if real_issubclass(dict, cls):
+        return False
+    return bool(_sequence_check(value))
+
+
+def _bind_on_first_use(value: object) -> int:
+    """``_sequence_check`` until its first call, which binds the check and puts it in its place."""
+    global _sequence_check
+    if _sequence_check is _bind_on_first_use:
+        if sys.implementation.name == "pypy":
+            _sequence_check = _has_getitem
+        else:
+            from exceptstar._handled import untraced
+
+            _sequence_check = untraced(_c_sequence_check)
+    return _sequence_check(value)
+
+
+def _c_sequence_check() -> "Callable[[object], int]":
+    import ctypes
+
+    check = ctypes.pythonapi["PySequence_Check"]  # ours: argtypes set elsewhere stay theirs
+    check.argtypes = (ctypes.py_object,)
+    check.restype = ctypes.c_int
+    return check
+
+
+def _has_getitem(value: object) -> int:
+    cls = type(value)
+    return cls is not _MAPPINGPROXY and hasattr(cls, "__getitem__")
+
+
+_MAPPINGPROXY = type(type.__dict__)
+
+
+# A type comment, not an annotation: PyPy 3.9 refuses an annotated name that a function declares global.
+_sequence_check = _bind_on_first_use  # type: Callable[[object], int]
 
 
 def type_name(cls: type) -> str:
