@@ -324,6 +324,30 @@ SNIPPETS = {
         e.__notes__ = L(); add_note(e, 'd'); out.append((type(e.__notes__).__name__, list(e.__notes__)))
         g = ExceptionGroup('m', [ValueError()]); add_note(g, 'gn'); out.append(g.__notes__)
         result = out""",
+    "add_note_checks_real_types": """
+        class ClaimsStr:
+            __class__ = str
+        class ClaimsList:
+            __class__ = list
+            def append(self, note): raise AssertionError('appended')
+        out = []
+        for e, note in ((ValueError(), ClaimsStr()), (ExceptionGroup('m', [ValueError()]), ClaimsStr())):
+            try: add_note(e, note)
+            except TypeError as err: out.append(type(err).__name__)
+        for e in (ValueError(), ExceptionGroup('m', [ValueError()])):
+            e.__notes__ = ClaimsList()
+            try: add_note(e, 'n')
+            except TypeError as err: out.append(str(err))
+        result = out""",
+    "repr_and_module_names_must_be_real_strs": """
+        class ClaimsStr:
+            __class__ = str
+        class Excs:
+            def __getitem__(self, i): return [ValueError()][i]
+            def __repr__(self): return ClaimsStr()
+        Excs.__module__ = ClaimsStr()
+        try: result = repr(ExceptionGroup('m', Excs()))
+        except TypeError as err: result = str(err)""",
     "members_and_message_claiming_a_class": """
         class Liar:
             @property
@@ -443,7 +467,7 @@ def native_results() -> dict[str, str]:
 
 
 # The snippets that call add_note on exceptions that are not groups.
-OWN_ADD_NOTE = ("add_note_rules",)
+OWN_ADD_NOTE = ("add_note_rules", "add_note_checks_real_types")
 
 
 # What the pure classes cannot do before the interpreter has the feature.

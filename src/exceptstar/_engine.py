@@ -27,7 +27,7 @@ from exceptstar._rules import TypeMatcher, real_issubclass
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import FrameType
-    from typing import Optional, Set, Tuple, Type
+    from typing import Any, Optional, Set, Tuple, Type
 
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
@@ -112,12 +112,13 @@ _CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use 
 
 def invalid_types_message(types: object) -> "Optional[str]":
     """CPython's _PyEval_CheckExceptStarTypeValid: the TypeError's message, or None if valid."""
-    if isinstance(types, tuple):
-        for item in types:
+    if real_issubclass(tuple, type(types)):  # PyTuple_Check: the real type, whatever __class__ says
+        items = _tuple_items(types)  # type: ignore[arg-type]
+        for item in items:
             if not (real_issubclass(type, type(item)) and real_issubclass(BaseException, item)):
                 return _CANNOT_CATCH
         groups = _classes.group_classes()
-        for item in types:
+        for item in items:
             if issubclass(item, groups):
                 return _CANNOT_CATCH_GROUP
         return None
@@ -128,10 +129,15 @@ def invalid_types_message(types: object) -> "Optional[str]":
     return None
 
 
+def _tuple_items(types: "Tuple[Any, ...]") -> "Tuple[Any, ...]":
+    """The items C reads from a tuple, whatever ``__iter__`` a subclass of tuple gives."""
+    return types if type(types) is tuple else tuple(tuple.__iter__(types))
+
+
 def _given_matches(exc_type: type, types: object) -> bool:
     """PyErr_GivenExceptionMatches once the types are known to be valid."""
-    if isinstance(types, tuple):
-        for item in types:  # noqa: SIM110 - a loop is faster than any() over a generator
+    if real_issubclass(tuple, type(types)):
+        for item in _tuple_items(types):  # type: ignore[arg-type]  # noqa: SIM110 - faster than any()
             if real_issubclass(item, exc_type):
                 return True
         return False
@@ -191,6 +197,9 @@ class Star:
         matched as a whole is returned as is); otherwise ``None``.
         """
         rest = self._rest
+        # A subclass of tuple is a valid clause, but a group's split() wants an exact tuple
+        # (get_matcher_type): there it is a predicate if callable, else a TypeError.
+        tuple_subclass = False
         if type(types) is type:
             # The common case, a plain class, checked and matched inline.
             if not real_issubclass(BaseException, types):
@@ -203,6 +212,7 @@ class Star:
             if error is not None:
                 raise self._refuse(error)
             full = rest is not None and _given_matches(type(rest), types)
+            tuple_subclass = type(types) is not tuple and real_issubclass(tuple, type(types))
         part: Optional[BaseException] = None
         if full:
             part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(
@@ -210,18 +220,18 @@ class Star:
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
-            if type(rest) in _PURE_GROUPS:
-                # Our own split() after its first step, the group matching whole, which `full` was.
-                pair: object = _groups._split(rest, TypeMatcher(types if type(types) is tuple else (types,)), True)  # type: ignore[arg-type]
-            elif type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest)):
-                pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
-            else:
+            if tuple_subclass or not (type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest))):
                 try:
-                    pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
+                    pair: object = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
                 except BaseException as error:
-                    # The group's own code failed: that propagates alone, as in C.
+                    # The group's own code or the condition failed: that propagates alone, as in C.
                     self._alone = error
                     raise
+            elif type(rest) in _PURE_GROUPS:
+                # Our own split() after its first step, the group matching whole, which `full` was.
+                pair = _groups._split(rest, TypeMatcher(types if type(types) is tuple else (types,)), True)  # type: ignore[arg-type]
+            else:
+                pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
             if type(pair) is not tuple:
                 raise self._refuse(f"{type(rest).__name__}.split must return a tuple, not {type(pair).__name__}")
             if len(pair) < 2:

@@ -7,6 +7,8 @@ CPython 3.14's rules itself.
 
 import sys
 
+from exceptstar._rules import real_issubclass
+
 if sys.version_info >= (3, 11):
 
     def add_note(exc: BaseException, note: str) -> None:
@@ -35,7 +37,7 @@ else:
 
 def add_note_default(exc: BaseException, note: str) -> None:
     """``BaseException.add_note`` of CPython 3.14, for interpreters that lack it."""
-    if not isinstance(note, str):
+    if not real_issubclass(str, type(note)):  # PyUnicode_Check: the real type, whatever __class__ says
         # 3.14's words (Argument Clinic's); 3.11-3.13 say "note must be a str, not 'bytes'".
         raise TypeError(f"add_note() argument must be str, not {type(note).__name__}")
     try:
@@ -44,6 +46,6 @@ def add_note_default(exc: BaseException, note: str) -> None:
         notes = []
         exc.__notes__ = notes  # type: ignore[attr-defined]
     else:
-        if not isinstance(notes, list):
+        if not real_issubclass(list, type(notes)):  # PyList_Check
             raise TypeError("Cannot add note: __notes__ is not a list")
     notes.append(note)

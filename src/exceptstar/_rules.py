@@ -85,7 +85,7 @@ _sequence_check = _bind_on_first_use  # type: Callable[[object], int]
 def type_name(cls: type) -> str:
     """_PyType_GetFullyQualifiedName: the qualified name, after its module unless that is builtins or __main__."""
     module = cls.__module__
-    if isinstance(module, str) and module not in ("builtins", "__main__"):
+    if real_issubclass(str, type(module)) and module not in ("builtins", "__main__"):
         return f"{module}.{cls.__qualname__}"
     return cls.__qualname__
 
@@ -93,7 +93,7 @@ def type_name(cls: type) -> str:
 def repr_of(value: object) -> str:
     """PyObject_Repr, with 3.15's error for a ``__repr__`` that returns no str (on every version)."""
     result = type(value).__repr__(value)
-    if not isinstance(result, str):
+    if not real_issubclass(str, type(result)):
         raise TypeError(f"{type_name(type(value))}.__repr__() must return a str, not {type_name(type(result))}")
     return result
 

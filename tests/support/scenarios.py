@@ -319,6 +319,10 @@ HAND_WRITTEN: Dict[str, Dict[str, Any]] = {
 
 # Clause types that are errors at run time: native except* and the engine only
 # (catch() checks its keys when it is created).
+TUPLE_SUBCLASS = "type('Types', (tuple,), {})"
+LYING_TUPLE_SUBCLASS = "type('Lying', (tuple,), {'__iter__': lambda self: iter((int,))})"
+CALLABLE_TUPLE_SUBCLASS = "type('Predicate', (tuple,), {'__call__': lambda self, e: type(e) is TypeError})"
+
 HAND_WRITTEN_BAD_TYPES: Dict[str, Dict[str, Any]] = {
     "group_type": {"body": FLAT, "meta": "plain", "clauses": [clause("ExceptionGroup")]},
     "group_in_tuple": {"body": leaf("ValueError", "v"), "meta": "plain",
@@ -333,6 +337,16 @@ HAND_WRITTEN_BAD_TYPES: Dict[str, Dict[str, Any]] = {
                                  "clauses": [clause("ValueError", "new"), clause("undefined_name")]},
     "backport_group_type": {"body": FLAT, "meta": "plain", "family": "backport",
                             "clauses": [clause("TypeError"), clause("ExceptionGroup")]},
+    # A subclass of tuple is a valid clause, but a group's split() wants an exact tuple: the
+    # naked exception matches it, a group's split() refuses it or, if callable, calls it.
+    "tuple_subclass_naked": {"body": leaf("ValueError", "v"), "meta": "plain",
+                             "clauses": [clause(f"{TUPLE_SUBCLASS}((ValueError,))")]},
+    "tuple_subclass_group": {"body": FLAT, "meta": "plain", "outer": True,
+                             "clauses": [clause("TypeError", "pass"), clause(f"{TUPLE_SUBCLASS}((ValueError,))")]},
+    "tuple_subclass_iterating_otherwise": {"body": leaf("ValueError", "v"), "meta": "plain",
+                                           "clauses": [clause(f"{LYING_TUPLE_SUBCLASS}((ValueError,))")]},
+    "callable_tuple_subclass_group": {"body": FLAT, "meta": "notes",
+                                      "clauses": [clause(f"{CALLABLE_TUPLE_SUBCLASS}((KeyError,))", "new")]},
 }
 
 # Handlers that yield: the statement runs in a generator (native except* and the engine only).
