@@ -10,6 +10,9 @@ to be the whole tree's, or the whole tree is used (always on PyPy: no CPython co
 
 import builtins
 import sys
+from bisect import bisect_left, bisect_right
+from itertools import accumulate, compress
+from operator import attrgetter, itemgetter
 
 from exceptstar._compiler.finally_flow import may_leave_finally
 from exceptstar._compiler.joined import with_functions
@@ -75,8 +78,6 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
         _compile_quietly(rewritten, filename, flags, optimize)
     if native is None:
         return None
-    from bisect import bisect_left
-
     from exceptstar._compiler.rewrite import TRIGGERS
 
     def holds_star(first: int, end: int) -> bool:
@@ -91,7 +92,6 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
         if code is not None or not _stubbing_pays(_counts(text)):
             return code
     import re  # here, not at the top: an import that takes the path above never needs it
-    from itertools import accumulate
 
     edited = list(source_lines)
     code_at_0 = re.compile(_CODE_AT_0).search
@@ -373,7 +373,7 @@ def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: in
             if (functions is not None and not _holds_only(tree, functions)) or mark(tree, stars) != len(stars):
                 return None
             check_tree(tree, stars, filename_text(filename), text)
-            if not transform(tree, part, prologue, shared=True):
+            if not transform(tree, part, prologue, shared=True, rows=sorted({row for row, _ in stars})):
                 return None
             code = _builtin_compile(tree, filename, "exec", flags, True, optimize)
     except SyntaxError:
@@ -395,9 +395,6 @@ def _top_level_functions(native: "Any", source_lines: "List[str]",
     so the next module-level line after the body's first is where the next
     statement starts: the function's own last line is never needed.
     """
-    from bisect import bisect_right
-    from operator import attrgetter
-
     code_type = type(native)
     codes = sorted((const for const in native.co_consts if type(const) is code_type),
                    key=attrgetter("co_firstlineno"))
@@ -436,11 +433,7 @@ def _top_level_functions(native: "Any", source_lines: "List[str]",
 def _lines(code: "Any") -> "List[int]":
     """The lines of a code object's own line table."""
     if sys.version_info >= (3, 10):
-        from operator import itemgetter
-
         return list(filter(None, map(itemgetter(2), code.co_lines())))  # no line is 0 in code from source
-    from itertools import accumulate, compress
-
     # dis.findlinestarts in C loops, without dis: a pair with no bytecode step only carries a long line step on.
     table = code.co_lnotab
     if not table:

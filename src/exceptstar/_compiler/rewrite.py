@@ -76,6 +76,7 @@ with the code.  Transformed modules also get ``ExceptionGroup`` and
 # imports (enum, contextlib, ...) would cost a cold start more than a small module's rewrite.
 import _ast as ast
 import sys
+from bisect import bisect_left
 
 from exceptstar._compiler.positions import NO_LINE, POSITION, clause_extents, keyword_position, position_all
 
@@ -108,7 +109,7 @@ TRIGGERS = ("ExceptionGroup",) + (("add_note",) if sys.version_info < (3, 11) el
 
 
 def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = True,
-              shared: bool = False) -> bool:
+              shared: bool = False, rows: "Optional[List[int]]" = None) -> bool:
     """Rewrite every starred ``try`` in ``tree`` (in place); False (untouched) when there is none.
 
     ``source``, the text ``tree`` was parsed from, lets the rewrite skip the
@@ -119,9 +120,10 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
     ``del`` of the statement's names, ...) are one object used wherever they
     recur, which halves what is built: only for a tree that goes straight to
     ``compile`` (which reads each use on its own), never one handed to code
-    that may change a node in place or walk it to shift lines.
+    that may change a node in place or walk it to shift lines.  ``rows``
+    (sorted), the lines of every starred clause: statements not on one are passed over.
     """
-    rewriter = _Rewriter({} if shared else None)
+    rewriter = _Rewriter({} if shared else None, rows)
     body = getattr(tree, "body", None)
     if not isinstance(body, list) or not rewriter.block(body):
         return False
@@ -177,11 +179,8 @@ def _is_prologue(node: "Any", index: int) -> bool:
 
 def _is_star_try(node: "ast.AST") -> bool:
     kind = type(node).__name__
-    if kind == "TryStar":
-        return True
-    return kind == "Try" and any(
-        getattr(handler, "exceptstar_star", False) for handler in node.handlers  # type: ignore[attr-defined]
-    )
+    return kind == "TryStar" or (kind == "Try" and any(
+        getattr(handler, "exceptstar_star", False) for handler in node.handlers))  # type: ignore[attr-defined]
 
 
 # The statements that hold statements, and where: an expression never holds
@@ -192,17 +191,23 @@ _COMPOUND = frozenset(("FunctionDef", "AsyncFunctionDef", "ClassDef", "For", "As
 
 
 class _Rewriter:
-    def __init__(self, memo: "Optional[Dict[Any, Any]]") -> None:
+    def __init__(self, memo: "Optional[Dict[Any, Any]]", rows: "Optional[List[int]]" = None) -> None:
         self.memo = memo
+        self.rows = rows
         self.depth = 0
         self.rewrite_notes = sys.version_info < (3, 11)
 
     def block(self, statements: "List[Any]") -> bool:
         """Rewrite the starred statements in ``statements`` and in those they hold; whether any."""
         found = False
+        rows = self.rows
         for index, node in enumerate(statements):
             if type(node).__name__ not in _COMPOUND:
                 continue
+            if rows is not None:
+                at = bisect_left(rows, node.lineno)
+                if at == len(rows) or rows[at] > node.end_lineno:
+                    continue  # no clause on its lines
             star = _is_star_try(node)
             self.depth += star
             for inner in _inner_blocks(node):
@@ -379,34 +384,23 @@ class _StarTry:
         return node
 
     def _place(self, at: "Dict[str, int]") -> None:
-        """Make what follows at ``at``; with a memo, alike nodes there are shared (``_alike``)."""
+        """Make what follows at ``at``; with a memo, alike nodes there are shared: ``kit.get(key) or
+        kit.setdefault(key, node)``, the dictionary's own methods (a method of ours costs a call per node)."""
         self.at = at
         memo = self.memo
-        self.kit: Optional[Dict[Any, Any]] = (
-            None if memo is None else memo.setdefault((at["lineno"], at["col_offset"]), {}))
-
-    def _alike(self, key: "Any") -> "Any":
-        """With a memo (``transform(shared=True)``), the node already built for ``key`` here; else None.
-        Its callers build a missing one and keep it (``_kept``): no closure made for one found."""
-        kit = self.kit
-        return None if kit is None else kit.get(key)
-
-    def _kept(self, key: "Any", node: "Any") -> "Any":
-        if self.kit is not None:
-            self.kit[key] = node
-        return node
+        self.kit: Any = _UNSHARED if memo is None else memo.setdefault((at["lineno"], at["col_offset"]), {})
 
     def _name(self, name: str, store: bool = False) -> "ast.Name":
         key = (name, store)
-        return self._alike(key) or self._kept(  # type: ignore[no-any-return]
+        return self.kit.get(key) or self.kit.setdefault(  # type: ignore[no-any-return]
             key, self._new(ast.Name, name, _STORE if store else _LOAD))
 
     def _none(self) -> "Any":
-        return self._alike(None) or self._kept(None, self._new(ast.Constant, None))
+        return self.kit.get(None) or self.kit.setdefault(None, self._new(ast.Constant, None))
 
     def _runtime(self, attr: str) -> "ast.expr":
         key = ("runtime", attr)
-        return self._alike(key) or self._kept(  # type: ignore[no-any-return]
+        return self.kit.get(key) or self.kit.setdefault(  # type: ignore[no-any-return]
             key, self._new(ast.Attribute, self._name("__exceptstar__"), attr, _LOAD))
 
     def _method(self, name: str) -> "ast.expr":
@@ -414,16 +408,16 @@ class _StarTry:
 
     def _part_is_set(self) -> "Any":
         key = ("part is set", self.part)
-        return self._alike(key) or self._kept(key, self._new(
+        return self.kit.get(key) or self.kit.setdefault(key, self._new(
             ast.Compare, self._name(self.part), [_IS_NOT], [self._none()]))
 
     def _release(self) -> "Any":
         key = ("release", self.star)
-        return self._alike(key) or self._kept(key, self._new(
+        return self.kit.get(key) or self.kit.setdefault(key, self._new(
             ast.Delete, [self._new(ast.Name, self.star, _DEL), self._new(ast.Name, self.part, _DEL)]))
 
     def _raise(self) -> "Any":
-        return self._alike("raise") or self._kept("raise", self._new(ast.Raise))
+        return self.kit.get("raise") or self.kit.setdefault("raise", self._new(ast.Raise))
 
     def _guard(self, calls: "List[Any]", step: int, then: "List[Any]") -> "Any":
         """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring:
@@ -444,3 +438,13 @@ class _StarTry:
 # Context and operator nodes carry no position: one of each serves every use, as in the parser's trees.
 _LOAD, _STORE, _DEL = ast.Load(), ast.Store(), ast.Del()
 _ADD, _IS, _IS_NOT = ast.Add(), ast.Is(), ast.IsNot()
+
+
+class _Unshared(dict):  # type: ignore[type-arg]
+    """The kit of a rewrite that shares nothing: empty, it finds nothing, and it keeps nothing."""
+
+    def setdefault(self, key: "Any", node: "Any" = None) -> "Any":
+        return node
+
+
+_UNSHARED = _Unshared()
