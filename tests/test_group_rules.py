@@ -417,6 +417,45 @@ SNIPPETS = {
     "traceback_names_the_class_plainly": """
         import traceback
         result = traceback.format_exception_only(ExceptionGroup, ExceptionGroup('m', [ValueError()]))""",
+    "split_sees_members_whose_class_changed": """
+        class A(Exception): pass
+        class B(Exception): pass
+        class V(ValueError): pass
+        class W(ValueError): pass
+        out = []
+        for members, new_class, conditions in (([A(), ValueError()], B, (ValueError, B, A, (A, B))),
+                                               ([V()], W, (V, W, ValueError)), ([V(), V(), A()], W, (V, W, A))):
+            eg = ExceptionGroup('m', members)
+            nested = ExceptionGroup('outer', [eg, TypeError()])
+            members[0].__class__ = new_class
+            for condition in conditions:
+                out.append((eg.split(condition), eg.subgroup(condition), nested.split(condition)))
+        result = out""",
+    "split_rest_derived_after_the_match_notes_ran_code": """
+        log = []
+        class Notes(list):
+            def __iter__(self):
+                log.append('iter')
+                eg.derive = lambda excs: (log.append(len(excs)), ExceptionGroup('derived', excs))[1]
+                return super().__iter__()
+        eg = ExceptionGroup('m', [ValueError(1), TypeError(2), ValueError(3)])
+        eg.__notes__ = Notes(['n'])
+        match, rest = eg.split(ValueError)
+        result = (log, match, rest, match.__notes__, rest.__notes__)""",
+    "split_by_classes_with_a_metaclass_check": """
+        import abc
+        log = []
+        class Meta(abc.ABCMeta):
+            def __subclasscheck__(cls, sub):
+                log.append(sub.__name__)
+                return True
+            def __instancecheck__(cls, inst):
+                log.append('instance')
+                return True
+        class E(Exception, metaclass=Meta): pass
+        class F(E): pass
+        eg = ExceptionGroup('m', [ValueError(1), F(2), TypeError(3), ExceptionGroup('in', [E(4), KeyError(5)])])
+        result = (eg.split((E, KeyError)), eg.split(E), eg.subgroup((TypeError, F)), eg.split(()), log)""",
 }
 
 RUNNER = """

@@ -1,14 +1,10 @@
 """The pure-Python ``BaseExceptionGroup`` and ``ExceptionGroup``.
 
-They reproduce CPython 3.13's ``Objects/exceptions.c`` rule for rule:
-construction and its errors, type selection, ``split``/``subgroup`` with the
-same predicate order, identities and metadata, ``derive``, ``str``.  Used on
-3.8-3.10, and on 3.11+ when ``EXCEPTSTAR_PURE=1``.
-
-Speed matters here more than anywhere: ``split`` runs on every handled error
-and construction on every raised group.  So the per-member work is pushed into
-C-level builtins (``map(type, ...)``, ``set``, ``compress``) and the Python-level
-checks run once per distinct member *type*, not once per member.
+They reproduce CPython 3.13's ``Objects/exceptions.c`` rule for rule: construction and its errors,
+type selection, ``split``/``subgroup`` with the same predicate order, identities and metadata,
+``derive``, ``str``.  Used on 3.8-3.10, and on 3.11+ when ``EXCEPTSTAR_PURE=1``.  Speed matters here
+more than anywhere (``split`` runs on every handled error, construction on every raised group): the
+per-member work runs in C builtins, the Python-level checks once per distinct member *type*.
 """
 
 import builtins
@@ -26,9 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from exceptstar._rules import Matcher
 
     _Self = TypeVar("_Self", bound="BaseExceptionGroup")
-    _Condition = Union[
-        Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]
-    ]
+    _Condition = Union[Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]]
     # A group being split: it, its members not yet seen, its matching and rest parts, the matching member types.
     _Walk = Tuple["BaseExceptionGroup", Iterator[BaseException], List[BaseException], List[BaseException],
                   Optional[Set[type]]]
@@ -37,22 +31,26 @@ if TYPE_CHECKING:  # pragma: no cover
     # Splits a group at once (its pair) or pushes it on the walk's stack (None).
     _Opener = Callable[["BaseExceptionGroup", "Matcher", bool, List[_Walk]], Optional[Tuple[Any, Any]]]
 
+_PYPY = sys.implementation.name == "pypy"
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose bases may be reassigned
 # Up to this many members, construction puts their types in a set at once (the fewest calls); a
 # longer group counts its first type in a list (far cheaper per member than a set), as _types_of.
 _SHORT = 32
-
 # Up to this many distinct member types, construction keeps their set (split's).
 _FEW_TYPES = 8
 
 
 def _types_of(excs: "Sequence[BaseException]") -> "Set[type]":
-    """The set of the members' types: one type (the usual group) found by counting, far cheaper than a set."""
-    types = list(map(type, excs))
-    first = types[0]
-    if types.count(first) == len(types):
+    """The set of the members' types: one type (the usual group) found by counting, far cheaper than a set;
+    on PyPy by a loop its JIT compiles (a list of 1000 types costs there more than the backport's whole group)."""
+    first = type(excs[0])
+    if _PYPY:
+        for exc in excs:
+            if type(exc) is not first:
+                return set(map(type, excs))
         return {first}
-    return set(types)
+    types = list(map(type, excs))
+    return {first} if types.count(first) == len(types) else set(types)
 
 
 def _class_getitem(cls: type, item: object) -> object:
@@ -65,11 +63,8 @@ elif sys.version_info >= (3, 9):
     _GenericAlias: "Any" = type(list[int])
 
     class _GroupAlias(type(list[int])):  # type: ignore[misc]
-        """``ExceptionGroup[T]`` as 3.11 makes it: a ``types.GenericAlias`` that is not a class.
-
-        3.9/3.10's own passes ``__class__`` on to its origin, so that ``isinstance(alias, type)`` holds,
-        and code that tells classes from aliases that way (pytest's ``RaisesExc``) takes it for the class.
-        """
+        """``ExceptionGroup[T]`` as 3.11 makes it: a ``types.GenericAlias`` that is not a class (3.9/3.10's
+        passes ``__class__`` on to its origin, and pytest's ``RaisesExc`` would take it for the class)."""
 
         def __getattribute__(self, name: str) -> "Any":
             return _GenericAlias if name == "__class__" else super().__getattribute__(name)
@@ -91,10 +86,9 @@ class BaseExceptionGroup(BaseException):
     """A combination of multiple unrelated exceptions."""
 
     # No __weakref__ here and one on ExceptionGroup: the same as the built-ins.
-    # _state, one slot (one store per group made): the message; the members; the set of their types,
-    # which lets split classify and rebuild by type without visiting every member more than once (None
-    # until a split needs it); repr() of a sequence that was neither a list nor a tuple, taken at
-    # construction as CPython 3.13.12+ and 3.14.1+ keep it (gh-141732), or None.
+    # _state, one slot (one store per group made): the message; the members; the set of their types, which
+    # lets split classify and rebuild by type (or None; trusted for built-in classes only: see _split_open);
+    # repr() of a sequence neither a list nor a tuple, taken at construction (3.13.12+, gh-141732), or None.
     __slots__ = ("_state",)
     __module__ = "builtins"
     _state: "_State"
@@ -140,8 +134,7 @@ class BaseExceptionGroup(BaseException):
                             return self
             return _new_checked(cls, args)  # type: ignore[return-value]
         except BaseException as error:
-            # CPython checks in C: its errors show no frame of ours.  A bare
-            # raise re-raises without adding one (see _handled).
+            # CPython checks in C: its errors show no frame of ours.  A bare raise adds none (see _handled).
             _frames.strip(error)
             if sys.version_info < (3, 11):  # there the raise takes the traceback from the handled state
                 _handled.set_handled(error)
@@ -156,10 +149,9 @@ class BaseExceptionGroup(BaseException):
         return f"{message!s} ({count} sub-exception{'s' if count > 1 else ''})"
 
     def __repr__(self) -> str:
-        # BaseExceptionGroup_repr (3.14.1+, gh-141732): the message and the
-        # members the group holds, whatever args and the sequence passed in
-        # have since become; a list (when args still holds one, alone after
-        # the message) shown as a list.
+        # BaseExceptionGroup_repr (3.14.1+, gh-141732): the message and the members the group holds, whatever
+        # args and the sequence passed in have since become; a list (when args still holds one, alone after the
+        # message) shown as a list.
         message, excs, _, excs_repr = self._state
         if excs_repr is None:
             args = self.args
@@ -170,9 +162,8 @@ class BaseExceptionGroup(BaseException):
     __class_getitem__: "Any" = classmethod(_class_getitem)
 
     def __reduce__(self) -> "Any":
-        # The classes claim to live in builtins, as on 3.11, so that tracebacks
-        # print "ExceptionGroup"; pickle would then look them up there and fail,
-        # so the two base classes pickle through a function of ours instead.
+        # The classes claim to live in builtins, as on 3.11, so that tracebacks print "ExceptionGroup";
+        # pickle would then look them up there and fail, so the two pickle through a function of ours.
         reduced = super().__reduce__()
         if type(self) in _OWN_CLASSES:
             return (_rebuild, (type(self).__name__, *reduced[1:2]), *reduced[2:])
@@ -185,9 +176,7 @@ class BaseExceptionGroup(BaseException):
     def derive(self, excs: "Sequence[BaseException]") -> "BaseExceptionGroup":
         return BaseExceptionGroup(self._state[0], excs)
 
-    def split(
-        self, condition: "_Condition"
-    ) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
+    def split(self, condition: "_Condition") -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
         matcher = matcher_of(condition)
         if matcher(self):
             return self, None
@@ -234,10 +223,11 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
     if not excs:
         raise ValueError("second argument (exceptions) must be a non-empty sequence")
 
-    # C tests each member in turn: an exception by its real type, then an Exception by isinstance(),
-    # which asks the __class__ of one whose real type is no Exception (that may run code, and claim
-    # Exception).  Per distinct type when every type is an Exception; else member by member, in order.
-    types = list(map(type, excs))
+    # C tests each member in turn: an exception by its real type, then an Exception by isinstance(), which asks
+    # the __class__ of one whose real type is no Exception (that may run code, and claim Exception).  Per distinct
+    # type when every type is an Exception; else member by member, in order.
+    # On PyPy one type stands for all when it is the only one (_types_of).
+    types = [type(excs[0])] if _PYPY and len(_types_of(excs)) == 1 else list(map(type, excs))
     first = types[0]
     member_types: Optional[Set[type]]
     if types.count(first) == len(types):
@@ -249,8 +239,7 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
         member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
             len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
         checked = types if member_types is None else member_types
-    # issubclass() with an exact type as the class is the real MRO test
-    # (PyObject_IsSubclass's fast path), and a cheaper call than the wrapper.
+    # issubclass() with an exact type as the class is the real MRO test (PyObject_IsSubclass's fast path).
     if all(map(issubclass, checked, repeat(Exception))):
         nests_base_exceptions = False
     elif all(map(issubclass, checked, repeat(BaseException))):
@@ -284,42 +273,46 @@ def _rebuild(name: str, args: "Tuple[Any, ...]") -> BaseException:
     return cls(*args)
 
 
-# C splits recursively, within 3.13's C recursion limit (10,000 calls, of which a split called from the
-# top level of a module has used 3): a group nested deeper raises this RecursionError there.  Here the
-# walk is a loop, so the depth is counted instead, and the Python recursion limit plays no part.
+# C splits recursively, within 3.13's C recursion limit (10,000 calls, of which a split called from the top
+# level of a module has used 3): a group nested deeper raises this RecursionError there.  Here the walk is a
+# loop, so the depth is counted instead, and the Python recursion limit plays no part.
 MAX_DEPTH = 9997
 SPLIT_TOO_DEEP = "maximum recursion depth exceeded in exceptiongroup_split_recursive"
 
 
-def _split_open(
-    group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool, stack: "List[_Walk]"
-) -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
+def _split_open(group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool,
+                stack: "List[_Walk]") -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
     """Split ``group`` at once if no member needs a split of its own; else push it on ``stack`` (None)."""
-    message, excs, member_types, excs_repr = group._state
-    if member_types is None:
-        member_types = _types_of(excs)
-        group._state = message, excs, member_types, excs_repr
+    _, excs, member_types, _ = group._state
     if type(matcher) is TypeMatcher:
-        matching = matcher.matching_types(member_types)
+        if member_types is None or not member_types <= _BUILTIN_EXCEPTIONS:
+            member_types = _types_of(excs)  # a member of a class made in Python may have changed class since
+        matching = set()
+        for member_type in member_types:  # loops: no comprehension frame on this hot path
+            for t in matcher:
+                if real_issubclass(t, member_type):
+                    matching.add(member_type)
+                    break
         not_matching = member_types.difference(matching)
-        # A member group that does not match whole must be split itself; any
-        # other member goes entirely to one side, decided by its type alone.
-        for t in not_matching:  # a loop: no generator frame on this hot path
+        # A member group not matching whole is split itself; any other member goes to one side by its type.
+        for t in () if not_matching <= _BUILTIN_EXCEPTIONS else not_matching:
             if real_issubclass(BaseExceptionGroup, t):
                 break
         else:
-            if not matching:
-                matched: List[BaseException] = []
-                rest = list(excs)
-            elif not not_matching:
-                matched, rest = list(excs), []
+            matched: List[BaseException]
+            if not matching or not not_matching:
+                matched, rest = ([], list(excs)) if not matching else (list(excs), [])
+            elif len(excs) <= _SHORT:  # a loop: cheaper than C's map and compress for a few members
+                matched, rest = [], []
+                for exc in excs:
+                    (matched if type(exc) in matching else rest).append(exc)
             elif construct_rest:
                 types = list(map(type, excs))
                 matched = list(compress(excs, map(matching.__contains__, types)))
                 rest = list(compress(excs, map(not_matching.__contains__, types)))
             else:
                 matched = list(compress(excs, map(matching.__contains__, map(type, excs))))
-            return subset(group, matched, matching), (subset(group, rest, not_matching) if construct_rest else None)
+            return _parts(group, matched, matching, rest if construct_rest else None, not_matching)
         # Nested groups: members are then matched by type, without calling the matcher.
         by_type: Optional[Set[type]] = matching
     else:
@@ -328,13 +321,38 @@ def _split_open(
     return None
 
 
-def _split(
-    group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool,
-    groups: type = BaseExceptionGroup, open_group: "_Opener" = _split_open,
-) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
-    """exceptiongroup_split_recursive below the top node (tested by the caller): a loop over a stack, not recursion.
+def _parts(orig: BaseExceptionGroup, matched: "List[BaseException]", matching: "Set[type]",
+           rest: "Optional[List[BaseException]]", not_matching: "Set[type]") -> "Tuple[Any, Any]":
+    """``subset`` of the matching members, then of the rest (unless None): in one frame for a plain group."""
+    if type(orig) is not ExceptionGroup or ExceptionGroup.derive is not _DEFAULT_DERIVE \
+            or ExceptionGroup.__getattribute__ is not _DEFAULT_GETATTRIBUTE or "derive" in orig.__dict__:
+        return subset(orig, matched, matching), (subset(orig, rest, not_matching) if rest is not None else None)
+    message, tb, context, cause = orig._state[0], orig.__traceback__, orig.__context__, orig.__cause__
+    pair: List[Optional[BaseExceptionGroup]] = []
+    for excs, member_types in ((matched, matching), (rest, not_matching)):
+        if not excs:
+            pair.append(None)
+            continue
+        part = _new_exception(ExceptionGroup, message, excs)
+        part._state = message, tuple(excs), member_types, None
+        if tb is not None:  # a new part's own are None (its context left unassigned, as in subset)
+            part.__traceback__ = tb
+        if context is not None:
+            part.__context__ = context
+        part.__cause__ = cause
+        notes = getattr(orig, "__notes__", MISSING)
+        if notes is not MISSING and is_sequence(notes):
+            part.__notes__ = list(notes)  # type: ignore[attr-defined, call-overload]
+            if excs is matched and type(notes) is not list:  # its copy ran code, which may change derive
+                return part, (subset(orig, rest, not_matching) if rest is not None else None)
+        pair.append(part)
+    return pair[0], pair[1]
 
-    ``groups``: what counts as a group; ``open_group``: ``_split_open``, or ``_pypy``'s for other classes."""
+
+def _split(group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool, groups: type = BaseExceptionGroup,
+           open_group: "_Opener" = _split_open) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
+    """exceptiongroup_split_recursive below the top node (tested by the caller), as a loop.  ``groups``: what
+    counts as a group; ``open_group``: ``_split_open``, or ``_pypy``'s for other classes."""
     stack: List[_Walk] = []
     pair = open_group(group, matcher, construct_rest, stack)
     while stack:
@@ -361,27 +379,18 @@ def _split(
     return pair  # type: ignore[return-value]
 
 
-def subset(
-    orig: BaseException, excs: "List[BaseException]", member_types: "Optional[Set[type]]" = None,
-    groups: "Union[type, Tuple[type, ...]]" = BaseExceptionGroup,
-) -> "Optional[BaseExceptionGroup]":
+def subset(orig: BaseException, excs: "List[BaseException]", member_types: "Optional[Set[type]]" = None,
+           groups: "Union[type, Tuple[type, ...]]" = BaseExceptionGroup) -> "Optional[BaseExceptionGroup]":
     """CPython's exceptiongroup_subset: ``orig.derive(excs)`` with ``orig``'s metadata; None for no members.
-
-    For any group (``_PyExc_PrepReraiseStar`` rebuilds built-in and backport groups too): ``groups`` is
-    what ``derive`` may return.
-    """
+    For any group (prep_reraise_star rebuilds built-in and backport ones): ``groups``, what derive may return."""
     if not excs:
         return None
     cls = type(orig)
     part: BaseExceptionGroup
-    if (
-        cls.derive is _DEFAULT_DERIVE  # type: ignore[attr-defined]
-        and cls.__getattribute__ is _DEFAULT_GETATTRIBUTE
-        and "derive" not in orig.__dict__
-    ):
-        # derive() would call BaseExceptionGroup(message, excs), whose checks
-        # these members (taken from a valid group) are known to pass.
-        # A group that is an Exception holds only Exceptions, and so do its parts.
+    if (cls.derive is _DEFAULT_DERIVE and cls.__getattribute__ is _DEFAULT_GETATTRIBUTE  # type: ignore[attr-defined]
+            and "derive" not in orig.__dict__):
+        # derive() would call BaseExceptionGroup(message, excs), whose checks these members (from a valid
+        # group) pass.  A group that is an Exception holds only Exceptions, and so do its parts.
         part_class = ExceptionGroup if isinstance(orig, Exception) else None
         part = _build_valid(orig._state[0], excs, member_types, part_class)  # type: ignore[attr-defined]
     else:
@@ -398,21 +407,14 @@ def subset(
         part.__context__ = context
     part.__cause__ = orig.__cause__  # which also sets __suppress_context__, as in C
     notes = getattr(orig, "__notes__", MISSING)
-    if notes is not MISSING and is_sequence(notes):
-        # A copy, so that the parts' notes are independent.
+    if notes is not MISSING and is_sequence(notes):  # a copy: the parts' notes are independent
         part.__notes__ = list(notes)  # type: ignore[attr-defined, call-overload]
     return part
 
 
-def _build_valid(
-    message: str, excs: "Sequence[BaseException]", member_types: "Optional[Set[type]]",
-    cls: "Optional[Type[BaseExceptionGroup]]" = None,
-) -> BaseExceptionGroup:
-    """``BaseExceptionGroup(message, excs)`` for members already known to be valid.
-
-    With ``cls`` known, ``member_types`` may be None: the first split that needs
-    the set makes it.
-    """
+def _build_valid(message: str, excs: "Sequence[BaseException]", member_types: "Optional[Set[type]]",
+                 cls: "Optional[Type[BaseExceptionGroup]]" = None) -> BaseExceptionGroup:
+    """``BaseExceptionGroup(message, excs)`` for valid members (``member_types`` may be None if ``cls`` is known)."""
     if cls is None:
         if member_types is None:
             member_types = _types_of(excs)
@@ -432,13 +434,12 @@ _DEFAULT_DERIVE = BaseExceptionGroup.derive
 _DEFAULT_GETATTRIBUTE = BaseExceptionGroup.__getattribute__
 
 
-# The two classes are made with BaseException's C __init__ in their type slot, their own staying the
-# visible one.  Called by type.__call__, BaseExceptionGroup_init is BaseException's (keywords refused in
-# the same words, then args set); what ours adds (the unbound call's error, never reaching a mixin's
-# __init__) cannot arise there, and its Python frame was a fifth of making a small group on 3.8.  Assigning
-# BaseException's descriptor sets the slot; the real dict (the mappingproxy's) then gets ours back without
-# the slot's update, and setting an attribute resets the lookup caches.  Subclasses made later find ours
-# and call it, as they must.  CPython only: PyPy has no slots.
+# The two classes are made with BaseException's C __init__ in their type slot, their own staying the visible one.
+# Called by type.__call__, BaseExceptionGroup_init is BaseException's (keywords refused in the same words, then
+# args set); what ours adds (the unbound call's error, never reaching a mixin's __init__) cannot arise there, and
+# its frame was a fifth of making a small group on 3.8.  Assigning BaseException's descriptor sets the slot; the
+# real dict (the mappingproxy's) then gets ours back without the slot's update, and setting an attribute resets
+# the lookup caches.  Subclasses made later find ours and call it, as they must.  CPython only: PyPy has no slots.
 if sys.implementation.name == "cpython":
     import gc
 

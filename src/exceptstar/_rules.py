@@ -14,9 +14,12 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Callable, Dict, Set, Tuple
+    from typing import Callable, Tuple
 
     Matcher = Callable[[BaseException], bool]
+    _Types = Tuple[type, ...]
+else:
+    _Types = tuple
 
 # type.__subclasscheck__ is the real MRO test: CPython matches exception types
 # with PyType_IsSubtype, ignoring any metaclass __subclasscheck__.
@@ -111,37 +114,23 @@ def matcher_of(condition: object) -> "Matcher":
         types = condition
     else:
         raise TypeError(ERROR_CONDITION)
-    # A matcher per call: remembering answers across splits would hold classes
-    # alive and go stale if a class's __bases__ were reassigned.
     return TypeMatcher(types)
 
 
-class TypeMatcher:
-    """Matches by the real type, remembering the answer per type (there are few)."""
+class TypeMatcher(_Types):
+    """A type condition's classes, matched by the real type (PyType_IsSubtype), as C matches them.
 
-    __slots__ = ("cache", "types")
+    A tuple, so that C makes one (the engine makes one per clause) without a frame of ours.  Nothing is
+    remembered between calls: asking a class is one C call, no dearer than looking an answer up.
+    """
 
-    def __init__(self, types: "Tuple[type, ...]") -> None:
-        self.types = types
-        self.cache: Dict[type, bool] = {}
+    __slots__ = ()
 
     def __call__(self, exc: BaseException) -> bool:
-        return self.type_matches(type(exc))
-
-    def type_matches(self, exc_type: type) -> bool:
-        matched = self.cache.get(exc_type)
-        if matched is None:
-            matched = False
-            for t in self.types:
-                if real_issubclass(t, exc_type):
-                    matched = True
-                    break
-            self.cache[exc_type] = matched
-        return matched
-
-    def matching_types(self, member_types: "Set[type]") -> "Set[type]":
-        matching = set()
-        for t in member_types:  # a loop: no comprehension frame on this hot path
-            if self.type_matches(t):
-                matching.add(t)
-        return matching
+        exc_type = type(exc)
+        for t in self:  # a loop: no generator frame
+            if real_issubclass(t, exc_type):
+                break
+        else:
+            return False
+        return True
