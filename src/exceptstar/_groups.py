@@ -17,7 +17,7 @@ from exceptstar._rules import MISSING, TypeMatcher, is_sequence, matcher_of, rea
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Iterator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
+    from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
     from exceptstar._rules import Matcher
 
@@ -40,17 +40,17 @@ _SHORT = 32
 _FEW_TYPES = 8
 
 
-def _types_of(excs: "Sequence[BaseException]") -> "Set[type]":
-    """The set of the members' types: one type (the usual group) found by counting, far cheaper than a set;
-    on PyPy by a loop its JIT compiles (a list of 1000 types costs there more than the backport's whole group)."""
+def _types_of(excs: "Sequence[BaseException]", collect: "Callable[[Iterable[type]], Any]" = set) -> "Any":
+    """The members' types, in a set, or as ``collect`` gathers them if more than one (the usual group has one,
+    found by counting, far cheaper; on PyPy by a loop its JIT compiles: a list of types costs there)."""
     first = type(excs[0])
     if _PYPY:
         for exc in excs:
             if type(exc) is not first:
-                return set(map(type, excs))
+                return collect(map(type, excs))
         return {first}
     types = list(map(type, excs))
-    return {first} if types.count(first) == len(types) else set(types)
+    return {first} if types.count(first) == len(types) else collect(types)
 
 
 def _class_getitem(cls: type, item: object) -> object:
@@ -113,26 +113,23 @@ class BaseExceptionGroup(BaseException):
                 raise
         _base_init(self, *args)
 
-    def __new__(cls: "Type[_Self]", *args: object, **kwargs: object) -> "_Self":
+    def __new__(cls: "Type[_Self]", message: "Any" = MISSING, exceptions: "Any" = MISSING, /, *args: object,
+                **kwargs: object) -> "_Self":
+        # The two arguments bound positionally (MISSING: not given), with no tuple of them to make and unpack.
         try:
             # The usual call (one of the two classes, a str, a short list or tuple of Exceptions) passes every
             # check of _new_checked: tested here with the fewest calls, as it runs for every group raised.
-            if cls is ExceptionGroup or cls is BaseExceptionGroup:
-                exceptions: Any
-                try:
-                    message, exceptions = args
-                except ValueError:  # not two arguments
-                    pass
-                else:
-                    kind = type(exceptions)
-                    if (kind is list or kind is tuple) and type(message) is str and 0 < len(exceptions) <= _SHORT:
-                        excs: Tuple[BaseException, ...] = exceptions if kind is tuple else (*exceptions,)
-                        member_types = {*map(type, excs)}
-                        if member_types <= _BUILTIN_EXCEPTIONS or all(map(issubclass, member_types, repeat(Exception))):
-                            self: _Self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore[assignment]
-                            self._state = message, excs, member_types, None
-                            return self
-            return _new_checked(cls, args)  # type: ignore[return-value]
+            if (cls is ExceptionGroup or cls is BaseExceptionGroup) and not args:
+                kind = type(exceptions)
+                if (kind is list or kind is tuple) and type(message) is str and 0 < len(exceptions) <= _SHORT:
+                    excs: Tuple[BaseException, ...] = tuple(exceptions)
+                    member_types = {*map(type, excs)}
+                    if member_types <= _BUILTIN_EXCEPTIONS or all(map(issubclass, member_types, repeat(Exception))):
+                        self: _Self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore[assignment]
+                        self._state = message, excs, member_types, None
+                        return self
+            given = (*(a for a in (message, exceptions) if a is not MISSING), *args)
+            return _new_checked(cls, given)  # type: ignore[return-value]
         except BaseException as error:
             # CPython checks in C: its errors show no frame of ours.  A bare raise adds none (see _handled).
             _frames.strip(error)
@@ -226,8 +223,7 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
     # C tests each member in turn: an exception by its real type, then an Exception by isinstance(), which asks
     # the __class__ of one whose real type is no Exception (that may run code, and claim Exception).  Per distinct
     # type when every type is an Exception; else member by member, in order.
-    # On PyPy one type stands for all when it is the only one (_types_of).
-    types = [type(excs[0])] if _PYPY and len(_types_of(excs)) == 1 else list(map(type, excs))
+    types = list(_types_of(excs, list)) if _PYPY else list(map(type, excs))
     first = types[0]
     member_types: Optional[Set[type]]
     if types.count(first) == len(types):
