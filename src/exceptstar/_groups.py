@@ -280,7 +280,7 @@ def _split_open(group: BaseExceptionGroup, matcher: "Matcher", construct_rest: b
                 stack: "List[_Walk]") -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
     """Split ``group`` at once if no member needs a split of its own; else push it on ``stack`` (None)."""
     _, excs, member_types, _ = group._state
-    if type(matcher) is TypeMatcher:
+    if matcher.__class__ is TypeMatcher:  # one of ours: no __class__ of its own
         if member_types is None or not member_types <= _BUILTIN_EXCEPTIONS:
             member_types = _types_of(excs)  # a member of a class made in Python may have changed class since
         matching = set()
