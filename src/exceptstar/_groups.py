@@ -128,7 +128,8 @@ class BaseExceptionGroup(BaseException):
                         self: _Self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore[assignment]
                         self._state = message, excs, member_types, None
                         return self
-            given = (*(a for a in (message, exceptions) if a is not MISSING), *args)
+            given = (message, exceptions, *args) if exceptions is not MISSING else \
+                (message,) if message is not MISSING else ()
             return _new_checked(cls, given)  # type: ignore[return-value]
         except BaseException as error:
             # CPython checks in C: its errors show no frame of ours.  A bare raise adds none (see _handled).
