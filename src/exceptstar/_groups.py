@@ -121,7 +121,8 @@ class BaseExceptionGroup(BaseException):
             # check of _new_checked: tested here with the fewest calls, as it runs for every group raised.
             if (cls is ExceptionGroup or cls is BaseExceptionGroup) and not args:
                 kind = type(exceptions)
-                if (kind is list or kind is tuple) and type(message) is str and 0 < len(exceptions) <= _SHORT:
+                if (kind is list or kind is tuple) and type(message) is str and exceptions \
+                        and len(exceptions) <= _SHORT:
                     excs: Tuple[BaseException, ...] = tuple(exceptions)
                     member_types = {*map(type, excs)}
                     if member_types <= _BUILTIN_EXCEPTIONS or all(map(issubclass, member_types, repeat(Exception))):
