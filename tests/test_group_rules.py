@@ -8,6 +8,7 @@ snippet leaves its observation in ``result``; an exception is an observation too
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import json
 import subprocess
@@ -543,6 +544,12 @@ def test_rule_matches_native(name: str, native_results: dict[str, str]) -> None:
         assert actual == "'n/a'"
     else:
         assert actual == expected
+
+
+def test_help_shows_the_arguments_not_given_as_such() -> None:
+    # CPython's C classes have no signature; the pure ones show what they take, and nothing of our own.
+    shown = str(inspect.signature(_groups.BaseExceptionGroup))
+    assert shown.startswith("(message: 'Any' = <not given>, exceptions: 'Any' = <not given>, /, *args")
 
 
 def test_subscripting_on_3_8_returns_the_class() -> None:

@@ -25,8 +25,16 @@ else:
 # with PyType_IsSubtype, ignoring any metaclass __subclasscheck__.
 real_issubclass = type.__subclasscheck__
 
-# For attributes that may be missing where None is a valid value (``__notes__``).
-MISSING = object()
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        # help() and inspect show it as the default of BaseExceptionGroup.__new__'s two arguments.
+        return "<not given>"
+
+
+# For attributes that may be missing where None is a valid value (``__notes__``), and arguments not given.
+MISSING: object = _Missing()
 
 
 def is_exception_class(value: object) -> bool:
