@@ -56,6 +56,9 @@ def may_leave_finally(text: str) -> bool:
 
     if re.search(_CONTINUED, text):
         return True
+    blocks = _blocks_at_one_width(text, at, re)
+    if blocks is not None:
+        return bool(blocks) and _flow_or_open("\n\0".join(blocks))
     block_reads: Dict[int, Any] = {}  # indentation width -> the match of a block at its `finally`
     blocks = []
     while at >= 0:
@@ -73,6 +76,34 @@ def may_leave_finally(text: str) -> bool:
                 blocks.append(block.group(2))
         at = text.find("finally", at + 7)
     return bool(blocks) and _flow_or_open("\n\0".join(blocks))
+
+
+def _blocks_at_one_width(text: str, at: int, re: "Any") -> "Optional[List[str]]":
+    """The blocks of ``may_leave_finally`` read by one search, when every ``finally``
+    of ``text`` starts a line indented as the first one (``at``), by spaces and
+    tabs alone, has a block, and none is in another's block; else None (then
+    each is read on its own).
+
+    Each is then where the search finds it, read by the same pattern: so the
+    blocks are the same, in one C loop instead of a turn per ``finally``.
+    """
+    indent = text[text.rfind("\n", 0, at) + 1:at]
+    if indent.strip(" \t") or "\f" in text:
+        return None
+    width = len(indent)
+    # The keyword first, then what precedes it (the search skips to the keyword in C); a
+    # `finally` not so placed or read matches `other`.
+    read = _BLOCK.format(width=width, deeper=width + 1)[len("finally"):]
+    pattern = rf"finally(?:(?<=\n[ \t]{{{width}}}finally){read}|(?P<other>))"
+    blocks = []
+    for block in re.finditer(pattern, "\n" + text):
+        if block.group("other") is not None:
+            return None
+        if block.group(1) is None:
+            return ["return"]  # split from its colon: as a flow word
+        blocks.append(block.group(2))
+    # A `finally` inside a block is passed over by the search.
+    return None if any("finally" in block for block in blocks) else blocks
 
 
 def _flow_or_open(blocks: str) -> bool:

@@ -16,7 +16,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
-    from typing import Any, Dict, List, Optional, Tuple, Union
+    from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
     from exceptstar._compiler.problem import Key
 
@@ -190,8 +190,6 @@ def _not_utf8(source: bytes, bad: int, filename: str) -> SyntaxError:
 # accepts the file (it was in a comment or a string) or rejects it, and the
 # tokenizer (``Scan``) reports why.  Lines end at \n, \r\n or \r, as the tokenizer's.
 _CLAUSE = r"except(?:[ \t\f]|\\\r?\n|\\\r)*\*"  # a literal first: the regex engine skips to it
-# The second character after `except` when a star follows: blanks, a continued line.
-_BEFORE_A_STAR = (" ", "\t", "\f", "\\", "*", "\n", "\r", "")
 
 
 def quick_scan(text: str) -> "Optional[Tuple[str, Dict[Key, Key]]]":
@@ -199,33 +197,48 @@ def quick_scan(text: str) -> "Optional[Tuple[str, Dict[Key, Key]]]":
     those stars and where they were, as ``Scan`` gives them; None when one is
     certainly not a clause as written (then only the tokenizer can tell).
 
-    The caller checks that the tree has a handler at each place.  ``_CLAUSE``,
-    read by ``str`` methods: ``re`` costs the first module of a process its import.
+    The caller checks that the tree has a handler at each place.
     """
     stars: Dict[Key, Key] = {}
     pieces: List[str] = []
     row, row_start, done = 1, 0, 0  # the row (1-based) counted to, its line's offset; the text before done is in pieces
-    begin = text.find("except")
-    while begin >= 0:
-        star = begin + 6
-        # The common case (a type, a colon, a longer name) settled in the fewest steps.
-        if (text[star:star + 1] == "*" or text[star + 1:star + 2] in _BEFORE_A_STAR) \
-                and text[star:star + 32].lstrip(" \t\f")[:1] in ("*", "\\", ""):  # else a type follows
-            while text[star:star + 1] in (" ", "\t", "\f") or text[star:star + 2] in ("\\\n", "\\\r"):
-                star += 1 if text[star] != "\\" else 3 if text.startswith("\r\n", star + 1) else 2
-        if text[star:star + 1] == "*":
-            row, row_start = _rows_to(text, row, row_start, begin)
-            if not text[row_start:begin].strip(" \t\f"):  # else not a clause: after something else
-                if text[star + 1:star + 2] in ("*", "="):
-                    return None  # `**` or `*=`: not a clause
-                key = (row, len(text[row_start:begin].encode("utf-8")))
-                row, row_start = _rows_to(text, row, row_start, star)
-                stars[key] = (row, star - row_start + 1)
-                pieces += (text[done:star], " ")
-                done = star + 1
-        begin = text.find("except", begin + 6)  # `except` cannot overlap itself
+    for begin, star in _candidates(text):
+        row, row_start = _rows_to(text, row, row_start, begin)
+        if not text[row_start:begin].strip(" \t\f"):  # else not a clause: after something else
+            if text[star + 1:star + 2] in ("*", "="):
+                return None  # `**` or `*=`: not a clause
+            key = (row, len(text[row_start:begin].encode("utf-8")))
+            row, row_start = _rows_to(text, row, row_start, star)
+            stars[key] = (row, star - row_start + 1)
+            pieces += (text[done:star], " ")
+            done = star + 1
     pieces.append(text[done:])
     return ("".join(pieces) if stars else text), stars
+
+
+def _candidates(text: str) -> "Iterator[Tuple[int, int]]":
+    """Where each ``except`` of ``_CLAUSE`` and its star are: by ``re`` once imported,
+    else by ``str`` methods (``re`` would cost the first module of a process its
+    import), a turn per star after an ``except``, not per ``except``."""
+    re = sys.modules.get("re")
+    if re is not None:
+        for found in re.finditer(_CLAUSE, text):
+            yield found.start(), found.end() - 1
+        return
+    find = text.find
+    begin = find("except")
+    while begin >= 0:
+        star = find("*", begin + 6)
+        if star < 0:
+            return
+        # Only the last `except` before the star can reach it through blanks.
+        begin = text.rfind("except", begin, star)
+        star = begin + 6
+        while text[star:star + 1] in (" ", "\t", "\f") or text[star:star + 2] in ("\\\n", "\\\r"):
+            star += 1 if text[star] != "\\" else 3 if text.startswith("\r\n", star + 1) else 2
+        if text[star:star + 1] == "*":
+            yield begin, star
+        begin = find("except", begin + 6)  # `except` cannot overlap itself
 
 
 def _rows_to(text: str, row: int, row_start: int, offset: int) -> "Tuple[int, int]":
