@@ -54,7 +54,7 @@ def may_leave_finally(text: str) -> bool:
         return True  # a null byte: no module, and it separates the blocks below
     import re
 
-    if re.search(_CONTINUED, text):
+    if "\\" in text and re.search(_CONTINUED, text):  # a search for one character first: in C, ~30 times faster
         return True
     blocks = _blocks_at_one_width(text, at, re)
     if blocks is not None:
