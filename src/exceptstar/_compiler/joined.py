@@ -76,18 +76,13 @@ def _offered(others: "Iterable[CodeType]", wanted: "Set[Any]") -> "Dict[Any, Any
     (1, 1.0 and ``True``; ``0.0`` and ``-0.0``; tuples of them): it keeps one.
     """
     from gc import get_referents
-    from itertools import compress, filterfalse
+    from itertools import compress
 
     found: Dict[Any, Any] = {}
     level: List[Any] = [code.co_consts for code in others]  # tuples, which one compile merges too
-    # Code objects are never wanted, nor a tuple that holds one (never merged: such a
-    # constant's key is the object): hashing one hashes everything the code holds,
-    # so they are left out of the searches (a module's own tuple holds every function).
-    tuples = [consts for consts in level if _CODE not in set(map(type, consts))]
     while level:
         items = get_referents(*level)
-        searched = [*filterfalse(_CODE.__instancecheck__, items), *tuples] if _TUPLES_SHARED else \
-            [*filterfalse(_CODE.__instancecheck__, items)]
+        searched = items + level if _TUPLES_SHARED else items
         hits = wanted.intersection(searched)
         if hits:
             if all(type(hit) is str or type(hit) is bytes for hit in hits):
@@ -96,8 +91,8 @@ def _offered(others: "Iterable[CodeType]", wanted: "Set[Any]") -> "Dict[Any, Any
                 matches = [item for item in searched if item in hits]
             for match in matches:
                 found.setdefault(_key(match), match)
-        level = tuples = [item.co_consts if type(item) is _CODE else item
-                          for item in compress(items, map(_HOLDERS.__contains__, map(type, items)))]
+        level = [item.co_consts if type(item) is _CODE else item
+                 for item in compress(items, map(_HOLDERS.__contains__, map(type, items)))]
     return found
 
 
