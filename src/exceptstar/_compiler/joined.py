@@ -88,7 +88,7 @@ def _offered(others: "Iterable[CodeType]", wanted: "Set[Any]") -> "Dict[Any, Any
             if all(type(hit) is str or type(hit) is bytes for hit in hits):
                 matches: Iterable[Any] = hits
             else:
-                matches = [item for item in searched if item in hits]
+                matches = compress(searched, map(hits.__contains__, searched))  # in order, in C
             for match in matches:
                 found.setdefault(_key(match), match)
         level = [item.co_consts if type(item) is _CODE else item
