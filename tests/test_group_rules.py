@@ -331,6 +331,8 @@ SNIPPETS = {
         class ClaimsList:
             __class__ = list
             def append(self, note): raise AssertionError('appended')
+        class OwnAppend(list):
+            def append(self, note): raise AssertionError('its own append asked')
         out = []
         for e, note in ((ValueError(), ClaimsStr()), (ExceptionGroup('m', [ValueError()]), ClaimsStr())):
             try: add_note(e, note)
@@ -339,6 +341,9 @@ SNIPPETS = {
             e.__notes__ = ClaimsList()
             try: add_note(e, 'n')
             except TypeError as err: out.append(str(err))
+            e.__notes__ = OwnAppend()
+            add_note(e, 'n')
+            out.append((type(e.__notes__).__name__, list(e.__notes__)))
         result = out""",
     "repr_and_module_names_must_be_real_strs": """
         class ClaimsStr:

@@ -197,9 +197,6 @@ class Star:
         matched as a whole is returned as is); otherwise ``None``.
         """
         rest = self._rest
-        # A subclass of tuple is a valid clause, but a group's split() wants an exact tuple
-        # (get_matcher_type): there it is a predicate if callable, else a TypeError.
-        tuple_subclass = False
         if type(types) is type:
             # The common case, a plain class, checked and matched inline.
             if not real_issubclass(BaseException, types):
@@ -212,7 +209,6 @@ class Star:
             if error is not None:
                 raise self._refuse(error)
             full = rest is not None and _given_matches(type(rest), types)
-            tuple_subclass = type(types) is not tuple and real_issubclass(tuple, type(types))
         part: Optional[BaseException] = None
         if full:
             part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(
@@ -220,6 +216,10 @@ class Star:
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
+            # A subclass of tuple is a valid clause, but a group's split() wants an exact tuple
+            # (get_matcher_type): there it is a predicate if callable, else a TypeError.
+            kind = type(types)
+            tuple_subclass = kind is not type and kind is not tuple and real_issubclass(tuple, kind)
             if tuple_subclass or not (type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest))):
                 try:
                     pair: object = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]

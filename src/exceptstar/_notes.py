@@ -48,4 +48,4 @@ def add_note_default(exc: BaseException, note: str) -> None:
     else:
         if not real_issubclass(list, type(notes)):  # PyList_Check
             raise TypeError("Cannot add note: __notes__ is not a list")
-    notes.append(note)
+    list.append(notes, note)  # PyList_Append: a subclass's own append is not asked
