@@ -6,8 +6,9 @@ interpreter does; they live here once so that they cannot drift apart.
 That includes what a ``split``/``subgroup`` condition means (CPython's
 ``get_matcher_type``): an exception type, a tuple of them, or a callable that
 is not a class, anything else the TypeError every group method raises.  A type
-condition becomes a ``TypeMatcher``, which the split walk can also ask about a
-whole set of member types at once (most groups hold few distinct types).
+condition becomes a ``TypeMatcher``, a tuple of its classes that the split walk
+also reads itself, to match each distinct member type once (most groups hold few).
+``PySequence_Check`` is CPython's own, through ctypes, bound on first use.
 """
 
 import sys
