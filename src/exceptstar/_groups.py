@@ -7,50 +7,34 @@ more than anywhere (``split`` runs on every handled error, construction on every
 per-member work runs in C builtins, the Python-level checks once per distinct member *type*.
 """
 
-import builtins
 import sys
-from itertools import compress, repeat
+from itertools import repeat
 
 from exceptstar import _frames, _handled
 from exceptstar._notes import add_note_default
-from exceptstar._rules import MISSING, TypeMatcher, is_sequence, matcher_of, real_issubclass, repr_of
+from exceptstar._rules import MISSING, is_sequence, matcher_of, real_issubclass, repr_of
+
+# What the engine, _reraise and _pypy take from here, and the two functions the classes' methods call.
+from exceptstar._split import _BUILTIN_EXCEPTIONS, _PYPY, _SHORT, _new_exception, _types_of, use_classes
+from exceptstar._split import MAX_DEPTH as MAX_DEPTH
+from exceptstar._split import SPLIT_TOO_DEEP as SPLIT_TOO_DEEP
+from exceptstar._split import _build_valid as _build_valid
+from exceptstar._split import _split as _split
+from exceptstar._split import subset as subset
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
+    from typing import Any, Callable, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
-    from exceptstar._rules import Matcher
+    from exceptstar._split import _Walk as _Walk
 
     _Self = TypeVar("_Self", bound="BaseExceptionGroup")
     _Condition = Union[Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]]
-    # A group being split: it, its members not yet seen, its matching and rest parts, the matching member types.
-    _Walk = Tuple["BaseExceptionGroup", Iterator[BaseException], List[BaseException], List[BaseException],
-                  Optional[Set[type]]]
     # A group's message, members, member types (None until needed) and the repr of a sequence not a list or tuple.
     _State = Tuple[str, Tuple[BaseException, ...], Optional[Set[type]], Optional[str]]
-    # Splits a group at once (its pair) or pushes it on the walk's stack (None).
-    _Opener = Callable[["BaseExceptionGroup", "Matcher", bool, List[_Walk]], Optional[Tuple[Any, Any]]]
 
-_PYPY = sys.implementation.name == "pypy"
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose bases may be reassigned
-# Up to this many members, construction puts their types in a set at once (the fewest calls); a
-# longer group counts its first type in a list (far cheaper per member than a set), as _types_of.
-_SHORT = 32
 # Up to this many distinct member types, construction keeps their set (split's).
 _FEW_TYPES = 8
-
-
-def _types_of(excs: "Sequence[BaseException]", collect: "Callable[[Iterable[type]], Any]" = set) -> "Any":
-    """The members' types, in a set, or as ``collect`` gathers them if more than one (the usual group has one,
-    found by counting, far cheaper; on PyPy by a loop its JIT compiles: a list of types costs there)."""
-    first = type(excs[0])
-    if _PYPY:
-        for exc in excs:
-            if type(exc) is not first:
-                return collect(map(type, excs))
-        return {first}
-    types = list(map(type, excs))
-    return {first} if types.count(first) == len(types) else collect(types)
 
 
 def _class_getitem(cls: type, item: object) -> object:
@@ -87,7 +71,7 @@ class BaseExceptionGroup(BaseException):
 
     # No __weakref__ here and one on ExceptionGroup: the same as the built-ins.
     # _state, one slot (one store per group made): the message; the members; the set of their types, which
-    # lets split classify and rebuild by type (or None; trusted for built-in classes only: see _split_open);
+    # lets split classify and rebuild by type (or None; trusted for built-in classes only: see _split._split_open);
     # repr() of a sequence neither a list nor a tuple, taken at construction (3.13.12+, gh-141732), or None.
     __slots__ = ("_state",)
     __module__ = "builtins"
@@ -193,10 +177,7 @@ class ExceptionGroup(BaseExceptionGroup, Exception):
 
 
 _OWN_CLASSES = (BaseExceptionGroup, ExceptionGroup)
-_new_exception = BaseException.__new__
-# The built-in Exception classes: their bases cannot be reassigned, so members of them need no MRO test.
-_BUILTIN_EXCEPTIONS = frozenset(value for value in vars(builtins).values() if isinstance(value, type)
-                                and issubclass(value, Exception) and not value.__flags__ & _HEAPTYPE)
+use_classes(BaseExceptionGroup, ExceptionGroup)
 
 
 def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") -> BaseExceptionGroup:
@@ -269,167 +250,6 @@ def _rebuild(name: str, args: "Tuple[Any, ...]") -> BaseException:
 
     cls = _classes.ExceptionGroup if name == "ExceptionGroup" else _classes.BaseExceptionGroup
     return cls(*args)
-
-
-# C splits recursively, within 3.13's C recursion limit (10,000 calls, of which a split called from the top
-# level of a module has used 3): a group nested deeper raises this RecursionError there.  Here the walk is a
-# loop, so the depth is counted instead, and the Python recursion limit plays no part.
-MAX_DEPTH = 9997
-SPLIT_TOO_DEEP = "maximum recursion depth exceeded in exceptiongroup_split_recursive"
-
-
-def _split_open(group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool,
-                stack: "List[_Walk]") -> "Optional[Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]]":
-    """Split ``group`` at once if no member needs a split of its own; else push it on ``stack`` (None)."""
-    _, excs, member_types, _ = group._state
-    if matcher.__class__ is TypeMatcher:  # one of ours: no __class__ of its own
-        if member_types is None or not member_types <= _BUILTIN_EXCEPTIONS:
-            member_types = _types_of(excs)  # a member of a class made in Python may have changed class since
-        matching = set()
-        for member_type in member_types:  # loops: no comprehension frame on this hot path
-            for t in matcher:
-                if real_issubclass(t, member_type):
-                    matching.add(member_type)
-                    break
-        not_matching = member_types.difference(matching)
-        # A member group not matching whole is split itself; any other member goes to one side by its type.
-        for t in () if not_matching <= _BUILTIN_EXCEPTIONS else not_matching:
-            if real_issubclass(BaseExceptionGroup, t):
-                break
-        else:
-            matched: List[BaseException]
-            if not matching or not not_matching:
-                matched, rest = ([], list(excs)) if not matching else (list(excs), [])
-            elif len(excs) <= _SHORT:  # a loop: cheaper than C's map and compress for a few members
-                matched, rest = [], []
-                for exc in excs:
-                    (matched if type(exc) in matching else rest).append(exc)
-            elif construct_rest:
-                types = list(map(type, excs))
-                matched = list(compress(excs, map(matching.__contains__, types)))
-                rest = list(compress(excs, map(not_matching.__contains__, types)))
-            else:
-                matched = list(compress(excs, map(matching.__contains__, map(type, excs))))
-            return _parts(group, matched, matching, rest if construct_rest else None, not_matching)
-        # Nested groups: members are then matched by type, without calling the matcher.
-        by_type: Optional[Set[type]] = matching
-    else:
-        by_type = None  # a predicate: called on every node, in order
-    stack.append((group, iter(excs), [], [], by_type))
-    return None
-
-
-def _parts(orig: BaseExceptionGroup, matched: "List[BaseException]", matching: "Set[type]",
-           rest: "Optional[List[BaseException]]", not_matching: "Set[type]") -> "Tuple[Any, Any]":
-    """``subset`` of the matching members, then of the rest (unless None): in one frame for a plain group."""
-    if type(orig) is not ExceptionGroup or ExceptionGroup.derive is not _DEFAULT_DERIVE \
-            or ExceptionGroup.__getattribute__ is not _DEFAULT_GETATTRIBUTE or "derive" in orig.__dict__:
-        return subset(orig, matched, matching), (subset(orig, rest, not_matching) if rest is not None else None)
-    message, tb, context, cause = orig._state[0], orig.__traceback__, orig.__context__, orig.__cause__
-    pair: List[Optional[BaseExceptionGroup]] = []
-    for excs, member_types in ((matched, matching), (rest, not_matching)):
-        if not excs:
-            pair.append(None)
-            continue
-        part = _new_exception(ExceptionGroup, message, excs)
-        part._state = message, tuple(excs), member_types, None
-        if tb is not None:  # a new part's own are None (its context left unassigned, as in subset)
-            part.__traceback__ = tb
-        if context is not None:
-            part.__context__ = context
-        part.__cause__ = cause
-        notes = getattr(orig, "__notes__", MISSING)
-        if notes is not MISSING and is_sequence(notes):
-            part.__notes__ = list(notes)  # type: ignore[attr-defined, call-overload]
-            if excs is matched and type(notes) is not list:  # its copy ran code, which may change derive
-                return part, (subset(orig, rest, not_matching) if rest is not None else None)
-        pair.append(part)
-    return pair[0], pair[1]
-
-
-def _split(group: BaseExceptionGroup, matcher: "Matcher", construct_rest: bool, groups: type = BaseExceptionGroup,
-           open_group: "_Opener" = _split_open) -> "Tuple[Optional[BaseExceptionGroup], Optional[BaseExceptionGroup]]":
-    """exceptiongroup_split_recursive below the top node (tested by the caller), as a loop.  ``groups``: what
-    counts as a group; ``open_group``: ``_split_open``, or ``_pypy``'s for other classes."""
-    stack: List[_Walk] = []
-    pair = open_group(group, matcher, construct_rest, stack)
-    while stack:
-        node, members, matched, rest, by_type = stack[-1]
-        if pair is not None:  # the split of the member group just walked
-            if pair[0] is not None:
-                matched.append(pair[0])
-            if pair[1] is not None:
-                rest.append(pair[1])
-            pair = None
-        for exc in members:
-            if (type(exc) in by_type) if by_type is not None else matcher(exc):
-                matched.append(exc)
-            elif isinstance(exc, groups):
-                if len(stack) >= MAX_DEPTH:
-                    raise RecursionError(SPLIT_TOO_DEEP)
-                pair = open_group(exc, matcher, construct_rest, stack)  # type: ignore[arg-type]
-                break
-            elif construct_rest:
-                rest.append(exc)
-        else:
-            stack.pop()
-            pair = subset(node, matched, None, groups), (subset(node, rest, None, groups) if construct_rest else None)
-    return pair  # type: ignore[return-value]
-
-
-def subset(orig: BaseException, excs: "List[BaseException]", member_types: "Optional[Set[type]]" = None,
-           groups: "Union[type, Tuple[type, ...]]" = BaseExceptionGroup) -> "Optional[BaseExceptionGroup]":
-    """CPython's exceptiongroup_subset: ``orig.derive(excs)`` with ``orig``'s metadata; None for no members.
-    For any group (prep_reraise_star rebuilds built-in and backport ones): ``groups``, what derive may return."""
-    if not excs:
-        return None
-    cls = type(orig)
-    part: BaseExceptionGroup
-    if (cls.derive is _DEFAULT_DERIVE and cls.__getattribute__ is _DEFAULT_GETATTRIBUTE  # type: ignore[attr-defined]
-            and "derive" not in orig.__dict__):
-        # derive() would call BaseExceptionGroup(message, excs), whose checks these members (from a valid
-        # group) pass.  A group that is an Exception holds only Exceptions, and so do its parts.
-        part_class = ExceptionGroup if isinstance(orig, Exception) else None
-        part = _build_valid(orig._state[0], excs, member_types, part_class)  # type: ignore[attr-defined]
-    else:
-        part = orig.derive(excs)  # type: ignore[attr-defined]
-        if not isinstance(part, groups):
-            raise TypeError("derive must return an instance of BaseExceptionGroup")
-    tb = orig.__traceback__
-    if tb is not None:
-        part.__traceback__ = tb
-    context = orig.__context__
-    # Left unassigned when None: PyPy 3.11 never gives an assigned __context__ a new one
-    # when the exception is raised (CPython does), and the new part's is None already.
-    if context is not None or part.__context__ is not None:
-        part.__context__ = context
-    part.__cause__ = orig.__cause__  # which also sets __suppress_context__, as in C
-    notes = getattr(orig, "__notes__", MISSING)
-    if notes is not MISSING and is_sequence(notes):  # a copy: the parts' notes are independent
-        part.__notes__ = list(notes)  # type: ignore[attr-defined, call-overload]
-    return part
-
-
-def _build_valid(message: str, excs: "Sequence[BaseException]", member_types: "Optional[Set[type]]",
-                 cls: "Optional[Type[BaseExceptionGroup]]" = None) -> BaseExceptionGroup:
-    """``BaseExceptionGroup(message, excs)`` for valid members (``member_types`` may be None if ``cls`` is known)."""
-    if cls is None:
-        if member_types is None:
-            member_types = _types_of(excs)
-        cls = ExceptionGroup
-        for member_type in member_types:  # a loop: no generator to create on this hot path
-            if not real_issubclass(Exception, member_type):
-                # As in construction: isinstance() on every member, which may ask its __class__.
-                if False in [*map(isinstance, excs, repeat(Exception))]:
-                    cls = BaseExceptionGroup
-                break
-    group = _new_exception(cls, message, excs)
-    group._state = message, tuple(excs), member_types, None
-    return group
-
-
-_DEFAULT_DERIVE = BaseExceptionGroup.derive
-_DEFAULT_GETATTRIBUTE = BaseExceptionGroup.__getattribute__
 
 
 # The two classes are made with BaseException's C __init__ in their type slot, their own staying the visible one.
