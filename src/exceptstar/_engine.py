@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
 _PURE = _classes.PURE
+_modules = sys.modules
 
 
 def _traceback_class() -> type:
@@ -63,34 +64,6 @@ def _native_wrapper_traceback() -> bool:
 
 
 _SPANS, _SPAN_BASE = _spans.CARRIED, _spans.BASE
-
-
-def _wrap_in_frame(exc: BaseException, extents: "Optional[Tuple[int, ...]]", clause: int,
-                   called_by_user: bool) -> BaseException:
-    """``BaseExceptionGroup('', (exc,))``, with the traceback CPython gives it: one entry, the user's frame
-    where it is now.
-
-    ``called_by_user``: whether ``match`` was called by the user's frame (transformed
-    code) rather than by ``catch()``, whose own frames come first.  The entry spans the
-    clause (``_spans``): ``extents[clause]`` lines past the frame's, where the compiler
-    counted them (``Star``).  The pure group is made without the checks that a caught
-    exception passes, and without its member types, which a split works out if it needs them.
-    """
-    group = _build_valid("", (exc,), None, _PureEG if isinstance(exc, Exception) else _PureBEG) \
-        if _PURE else _BaseExceptionGroup("", (exc,))
-    if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
-        frame: Optional[FrameType] = sys._getframe(2)
-        if not called_by_user:
-            frame = _frames.user_frame(frame)
-        if frame is not None:
-            # No instruction: 3.11+ show the line alone, as CPython its clause (carets need positions).
-            # Before, the clause's last line, by _spans.lasti written out: this runs on every naked
-            # exception a clause takes.
-            lineno = frame.f_lineno
-            extent = extents[clause] if extents is not None and _SPANS else 0
-            group.__traceback__ = _TracebackType(None, frame, _SPAN_BASE - lineno - extent if extent > 0 else -1,
-                                                lineno)
-    return group
 
 
 # The group classes whose split()/derive() are exceptstar's or CPython's own
@@ -168,7 +141,10 @@ class Star:
         self._called_by_user = exc is None
         if exc is None:
             exc = sys.exc_info()[1]
-        _classes.group_classes()  # notices a backport imported since the last statement
+        # Notices a backport imported since the last statement: group_classes() inline, no frame.
+        if getattr(_modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None) \
+                is not _classes._seen_backport:
+            _classes.group_classes()
         self._orig: Optional[BaseException] = exc
         # What later clauses may still match: the naked exception itself until
         # a clause takes it (it is wrapped then, as CPython does).
@@ -211,8 +187,29 @@ class Star:
             full = rest is not None and _given_matches(type(rest), types)
         part: Optional[BaseException] = None
         if full:
-            part = rest if isinstance(rest, _classes.GROUPS) else _wrap_in_frame(
-                rest, self._extents, self._done, self._called_by_user)  # type: ignore[arg-type]
+            if isinstance(rest, _classes.GROUPS):
+                part = rest
+            else:
+                # BaseExceptionGroup('', (rest,)), with the traceback CPython gives it (inline: this runs
+                # on every naked exception a clause takes).  The pure group is made without the checks
+                # that a caught exception passes, and without its member types (a split works them out).
+                part = _build_valid("", (rest,), None,  # type: ignore[arg-type]
+                                    _PureEG if isinstance(rest, Exception) else _PureBEG) \
+                    if _PURE else _BaseExceptionGroup("", (rest,))  # type: ignore[type-var]
+                if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
+                    # One entry: the user's frame where it is now (catch()'s own frames come first).
+                    frame: Optional[FrameType] = sys._getframe(1)
+                    if not self._called_by_user:
+                        frame = _frames.user_frame(frame)
+                    if frame is not None:
+                        # No instruction: 3.11+ show the line alone, as CPython its clause (carets need
+                        # positions).  Before, the entry spans the clause (``_spans``): its last line,
+                        # ``extents[clause]`` lines past the frame's, by _spans.lasti written out.
+                        lineno = frame.f_lineno
+                        extents = self._extents
+                        extent = extents[self._done] if extents is not None and _SPANS else 0
+                        part.__traceback__ = _TracebackType(
+                            None, frame, _SPAN_BASE - lineno - extent if extent > 0 else -1, lineno)
             rest = None
         elif isinstance(rest, _classes.GROUPS):
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
