@@ -32,13 +32,13 @@ names escape class-private mangling::
             (as above, with 0 for k, then)
             __es_part_N__ = __es_star_N__       # asks again below, outside the handler
         if __es_part_N__ is not __es_star_N__:
-            if __es_part_N__ is not None:
-                del __es_star_N__, __es_part_N__
-                raise
-            del __es_star_N__, __es_part_N__
+            pass
         else:
             __es_part_N__ = __es_star_N__.outcome()
-            (the same re-raise)
+        if __es_part_N__ is not None:
+            del __es_star_N__, __es_part_N__
+            raise
+        del __es_star_N__, __es_part_N__
     else:
         ELSE
     finally:
@@ -345,14 +345,10 @@ class _StarTry:
         def outcome() -> "Any":
             return new(ast.Assign, [self._name(self.part, True)], new(ast.Call, self._method("outcome"), [], []))
 
-        def reraise() -> "List[Any]":
-            return [new(ast.If, self._part_is_set(), [self._release(), self._raise()], []),
-                    self._release()]
-
         # After an interrupt, asked again outside the guard's handler: the
         # handled exception the engine sets there would not outlive it.  The
-        # usual way falls through the test (3.10 runs signal handlers on taken
-        # jumps), hence the re-raise written twice.
+        # usual way falls through the test into an empty branch and jumps
+        # unconditionally (3.10 runs signal handlers on taken conditional jumps).
         recovered: Dict[str, int] = self.at
         if sys.version_info[:2] == (3, 10):
             # No line event: a tracer (coverage's branches) sees a handler's last
@@ -373,7 +369,9 @@ class _StarTry:
         position_all([recover], recovered)
         return [
             self._guard([outcome()], 0, [recover]),
-            new(ast.If, usual, reraise(), [outcome(), *reraise()]),
+            new(ast.If, usual, [new(ast.Pass)], [outcome()]),
+            new(ast.If, self._part_is_set(), [self._release(), self._raise()], []),
+            self._release(),
         ]
 
     def _new(self, kind: "Any", *fields: "Any") -> "Any":
