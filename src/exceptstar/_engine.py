@@ -215,27 +215,29 @@ class Star:
             # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
             # A subclass of tuple is a valid clause, but a group's split() wants an exact tuple
             # (get_matcher_type): there it is a predicate if callable, else a TypeError.
-            kind = type(types)
-            tuple_subclass = kind is not type and kind is not tuple and real_issubclass(tuple, kind)
-            if tuple_subclass or not (type(rest) in _PLAIN_GROUPS or _own_code_only(type(rest))):
-                try:
-                    pair: object = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
-                except BaseException as error:
-                    # The group's own code or the condition failed: that propagates alone, as in C.
-                    self._alone = error
-                    raise
-            elif type(rest) in _PURE_GROUPS:
-                # Our own split() after its first step, the group matching whole, which `full` was.
-                pair = _groups._split(rest, TypeMatcher(types if type(types) is tuple else (types,)), True)  # type: ignore[arg-type]
+            kind, rest_kind = type(types), type(rest)
+            if rest_kind in _PURE_GROUPS and (kind is type or kind is tuple or not real_issubclass(tuple, kind)):
+                # Our own split() after its first step, the group matching whole, which `full` was:
+                # a 2-tuple, which needs none of the checks below.
+                part, rest = _groups._split(rest, TypeMatcher(types if kind is tuple else (types,)), True)  # type: ignore[arg-type]
             else:
-                pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
-            if type(pair) is not tuple:
-                raise self._refuse(f"{type(rest).__name__}.split must return a tuple, not {type(pair).__name__}")
-            if len(pair) < 2:
-                raise self._refuse(
-                    f"{type(rest).__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
-                )
-            part, rest = pair[0], pair[1]
+                if (kind is not type and kind is not tuple and real_issubclass(tuple, kind)) \
+                        or not (rest_kind in _PLAIN_GROUPS or _own_code_only(rest_kind)):
+                    try:
+                        pair: object = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
+                    except BaseException as error:
+                        # The group's own code or the condition failed: that propagates alone, as in C.
+                        self._alone = error
+                        raise
+                else:
+                    pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
+                if type(pair) is not tuple:
+                    raise self._refuse(f"{rest_kind.__name__}.split must return a tuple, not {type(pair).__name__}")
+                if len(pair) < 2:
+                    raise self._refuse(
+                        f"{rest_kind.__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
+                    )
+                part, rest = pair[0], pair[1]
         if isinstance(part, BaseException):
             # Not what a broken split() may return as the part (5): the handler
             # gets it, but CPython's making it the handled exception crashes the
