@@ -12,6 +12,7 @@ backport's (``_classes.group_classes()``).  Walks are loops, not
 recursion, as every walk over groups in the core.
 """
 
+from itertools import repeat
 from types import TracebackType
 
 from exceptstar import _frames, _handled
@@ -120,16 +121,53 @@ def leaf_exceptions(group: BaseException) -> "List[_Leaf]":  # type: ignore[misc
     classes = group_classes()
     if not isinstance(group, classes):
         return [(group, group.__traceback__)]
-    top = _arguments(group.__traceback__, [])
     leaves: List[_Leaf] = []
-    append = leaves.append
     new = TracebackType
-    for leaf, above in _walk(group, classes, top, group.exceptions, _arguments):  # type: ignore[attr-defined]
-        tb = leaf.__traceback__
+    for run, above in _runs(group, classes):
+        # One map per entry above, over the whole run: the entries are made in C, not one call per leaf.
+        tbs: Iterator[Optional[TracebackType]] = iter([leaf.__traceback__ for leaf in run])
+        count = len(run)
         for frame, lasti, lineno in above:
-            tb = new(tb, frame, lasti, lineno)
-        append((leaf, tb))
+            tbs = map(new, tbs, repeat(frame, count), repeat(lasti, count), repeat(lineno, count))
+        leaves += zip(run, tbs)
     return leaves
+
+
+def _runs(group: BaseException, classes: "Tuple[type, ...]") -> "Iterator[Tuple[Sequence[BaseException], _Arguments]]":
+    """The leaves under ``group`` in order, in runs of siblings, each with the ``_arguments`` of the groups above.
+
+    ``_walk``'s order and identity rule.  A group whose members are all leaves met for the first time
+    (the common case) is one run, checked in C; the others are walked one member at a time.
+    """
+    seen: Set[int] = {id(group)}
+    pending = [(group.exceptions, _arguments(group.__traceback__, []))]  # type: ignore[attr-defined]
+    # Members left of the groups being walked one at a time, each with its groups' arguments.
+    walking: List[Tuple[Iterator[BaseException], _Arguments]] = []
+    while pending or walking:
+        if pending:
+            members, above = pending.pop()
+            members = tuple(members)
+            ids = set(map(id, members))
+            if len(ids) == len(members) and seen.isdisjoint(ids) and not any(map(isinstance, members, repeat(classes))):
+                seen |= ids
+                yield members, above
+                continue
+            walking.append((iter(members), above))
+        members_left, above = walking[-1]
+        run: List[BaseException] = []
+        for exc in members_left:
+            key = id(exc)
+            if key in seen:
+                continue
+            seen.add(key)
+            if isinstance(exc, classes):
+                pending.append((exc.exceptions, _arguments(exc.__traceback__, above)))  # type: ignore[attr-defined]
+                break
+            run.append(exc)
+        else:
+            walking.pop()
+        if run:
+            yield run, above
 
 
 def _walk(group: BaseException, classes: "Tuple[type, ...]", above: "_Above", children: "Sequence[BaseException]",
@@ -168,7 +206,6 @@ def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore"
     """The one leaf of ``group`` (one of ``classes``) not an instance of ``ignore``, if exactly one is, made
     ready for a bare ``raise`` out of ``group``'s place (see ``collapse``); otherwise None: ``group`` goes on
     as it is.  The walk stops at a second."""
-    above = _kept(group.__traceback__, [])
     children: Sequence[BaseException] = group.exceptions  # type: ignore[attr-defined]
     leaf: BaseException
     if type(children) is tuple and len(children) == 1 and not isinstance(children[0], classes):
@@ -176,9 +213,24 @@ def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore"
         leaf = children[0]
         if isinstance(leaf, ignore):
             return None
-        kept = _kept(leaf.__traceback__, above)
+        # Inline, unlike the walk: each function call here is a good part of collapse's whole time.
+        kept = []
+        tb = group.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename in _theirs or not _ours(tb):
+                kept.append(tb)
+            tb = tb.tb_next
+        tail = tb = leaf.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename not in _theirs and _ours(tb):
+                kept = _kept(tail, kept)
+                tail = None
+                break
+            tb = tb.tb_next
     else:
+        tail = None
         found = None
+        above = _kept(group.__traceback__, [])
         for exc, exc_above in _walk(group, classes, above, children, _kept):
             if isinstance(exc, ignore):
                 continue
@@ -190,13 +242,22 @@ def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore"
         if found is None:
             return None
         leaf, kept = found
-    tb = None
+    tb = tail
     for entry in reversed(kept):
         lineno = entry.tb_lineno
         tb = TracebackType(tb, entry.tb_frame, entry.tb_lasti, -1 if lineno is None else lineno)
     leaf.__traceback__ = tb
     if leaf.__context__ is None:
-        _chain(leaf, group)
+        context = group.__context__
+        # _chain's first step, inline for the common cases: a group raised in a handler for the leaf
+        # (the link to cut) or raised with no context.
+        if context is leaf:
+            group.__context__ = None
+            leaf.__context__ = group
+        elif context is None:
+            leaf.__context__ = group
+        else:
+            _chain(leaf, group)
     else:
         add_note(leaf, f"(collapsed from {type(group).__name__}({group.message!r}), its one error)")  # type: ignore[attr-defined]
     return leaf
