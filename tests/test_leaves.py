@@ -164,6 +164,15 @@ def test_identity_rule(family: Any) -> None:
 
 
 @pytest.mark.parametrize("family", FAMILIES)
+def test_identity_rule_in_groups_of_leaves_only(family: Any) -> None:
+    # Such a group is checked as a whole on CPython: a leaf there twice, or met in an earlier group, still once.
+    base, eg = family
+    one, two, three, four = ValueError(1), ValueError(2), ValueError(3), ValueError(4)
+    tree = base("top", [eg("twice", [one, two, one]), eg("met", [two, three]), eg("fresh", [four])])
+    assert leaf_exceptions(tree) == [(one, None), (two, None), (three, None), (four, None)]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
 def test_deep_tree_is_a_loop(family: Any) -> None:
     _base, eg = family
     leaf = ValueError("deep")

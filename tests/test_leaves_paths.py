@@ -1,7 +1,8 @@
 """``collapse``'s two ways to its one error: a group of one error (no walk) and the walk, alike.
 
 Each leaves out exceptstar's entries, wherever they are (the group's, the
-leaf's), in new entries: the leaf's own chain stays as it was.  The check of
+leaf's), in new entries: the leaf's own chain stays as it was (one with none of
+them is kept under the new entries, as ``raise`` keeps it).  The check of
 ``ignore`` runs once per error on either way; the memory of which files are
 not exceptstar's stays bounded and never holds one that is.
 """
@@ -124,3 +125,16 @@ def test_the_files_remembered_are_bounded_and_never_ours() -> None:
         through_ours(ExceptionGroup("", [error]))
     assert not any(is_own(e) for e in entries(error.__traceback__))
     assert not any(name.startswith(_leaves._frames._PACKAGE_DIR) for name in _leaves._theirs)
+
+
+def test_a_chain_with_none_of_ours_is_kept_under_the_new_entries() -> None:
+    # As `raise error` keeps the chain it has under the entries it adds: only those above it are new.
+    error = ValueError("clean")
+    with pytest.raises(ValueError):
+        raise error
+    own_chain = entries(error.__traceback__)
+    assert not any(is_own(e) for e in own_chain)
+    with pytest.raises(ValueError) as info, collapse():
+        raise ExceptionGroup("", [error])
+    assert info.value is error
+    assert entries(error.__traceback__)[-len(own_chain):] == own_chain
