@@ -73,13 +73,21 @@ def _find_group_classes() -> "Tuple[type, ...]":
 # group_classes() once and then use GROUPS.
 GROUPS = _find_group_classes()
 _seen_backport = _backport_class()
+_modules = sys.modules  # the dict the import system fills (the engine reads the same one)
 
 
 def group_classes() -> "Tuple[type, ...]":
     """Every class whose instances are exception groups here (``GROUPS``, kept current)."""
     global GROUPS, _seen_backport
-    # _backport_class() inline: the engine asks at every statement.
-    backport = getattr(sys.modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None)
+    # _backport_class() inline: the engine asks at every statement.  Without the
+    # backport a test of the modules' dict, which calls nothing, is the whole check.
+    if "exceptiongroup._exceptions" not in _modules:
+        if _seen_backport is None:
+            return GROUPS
+        backport = None
+    else:
+        # get, not [ ]: another thread may have removed it since
+        backport = getattr(_modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None)
     if backport is not _seen_backport:
         _seen_backport = backport
         GROUPS = _find_group_classes()

@@ -94,6 +94,7 @@ def _bind() -> "Callable[[BaseException], None]":
     handed_over: List[object] = []
     length = ctypes.c_ssize_t.from_address(id(handed_over) + object.__basicsize__)
     take = handed_over.extend
+    address = id  # a closure's cell, not a lookup in builtins: three per call
 
     def set_handled(exc: BaseException) -> None:
         tb = exc.__traceback__
@@ -101,11 +102,11 @@ def _bind() -> "Callable[[BaseException], None]":
         if tb is None:  # a new group: NULL needs no reference
             take((cls, exc))
             length.value = 0
-            set_exc_info(id(cls), id(exc), None)
+            set_exc_info(address(cls), address(exc), None)
         else:
             take((cls, exc, tb))
             length.value = 0
-            set_exc_info(id(cls), id(exc), id(tb))
+            set_exc_info(address(cls), address(exc), address(tb))
 
     return set_handled
 
