@@ -141,9 +141,9 @@ class Star:
         self._called_by_user = exc is None
         if exc is None:
             exc = sys.exc_info()[1]
-        # Notices a backport imported since the last statement: group_classes() inline, no frame.
-        if getattr(_modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None) \
-                is not _classes._seen_backport:
+        # Notices a backport imported (or dropped) since the last statement: without one ever
+        # seen, a test of the modules' dict, which calls nothing, stands for group_classes().
+        if "exceptiongroup._exceptions" in _modules or _classes._seen_backport is not None:
             _classes.group_classes()
         self._orig: Optional[BaseException] = exc
         # What later clauses may still match: the naked exception itself until
