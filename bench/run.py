@@ -689,7 +689,7 @@ WHY: Dict[str, str] = {
     ),
     "split_deep": (
         "the split is a loop over an explicit stack, bounded by 3.13's C depth "
-        "(`_groups.MAX_DEPTH`), with a linear cost per level (the 4x row)."
+        "(`_split.MAX_DEPTH`), with a linear cost per level (the 4x row)."
     ),
     "except_star_deep": (
         "the engine's match and `finish` use the same loops as the split: the same bound "

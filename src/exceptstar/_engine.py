@@ -17,12 +17,12 @@ an exception arriving in the middle (``interrupted``) loses nothing.
 import builtins
 import sys
 
-from exceptstar import _classes, _frames, _groups, _handled, _pypy, _spans
+from exceptstar import _classes, _frames, _handled, _pypy, _spans
 from exceptstar._groups import BaseExceptionGroup as _PureBEG
 from exceptstar._groups import ExceptionGroup as _PureEG
-from exceptstar._groups import _build_valid
 from exceptstar._reraise import prep_reraise_star
 from exceptstar._rules import TypeMatcher, real_issubclass
+from exceptstar._split import _build_valid, _split
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,7 +69,7 @@ _SPANS, _SPAN_BASE = _spans.CARRIED, _spans.BASE
 # The group classes whose split()/derive() are exceptstar's or CPython's own
 # code: what they raise is an interrupt of the machinery (see `interrupted`),
 # not an error of the user's that propagates alone.
-_PURE_GROUPS = (_groups.BaseExceptionGroup, _groups.ExceptionGroup)
+_PURE_GROUPS = (_PureBEG, _PureEG)
 _PLAIN_GROUPS: "Set[type]" = set(_PURE_GROUPS)
 if hasattr(builtins, "BaseExceptionGroup"):
     _PLAIN_GROUPS |= {builtins.BaseExceptionGroup, getattr(builtins, "ExceptionGroup")}  # noqa: B009 - typed for 3.10
@@ -219,7 +219,7 @@ class Star:
             if rest_kind in _PURE_GROUPS and (kind is type or kind is tuple or not real_issubclass(tuple, kind)):
                 # Our own split() after its first step, the group matching whole, which `full` was:
                 # a 2-tuple, which needs none of the checks below.
-                part, rest = _groups._split(rest, TypeMatcher(types if kind is tuple else (types,)), True)  # type: ignore[arg-type]
+                part, rest = _split(rest, TypeMatcher(types if kind is tuple else (types,)), True)  # type: ignore[arg-type]
             else:
                 if (kind is not type and kind is not tuple and real_issubclass(tuple, kind)) \
                         or not (rest_kind in _PLAIN_GROUPS or _own_code_only(rest_kind)):

@@ -13,20 +13,11 @@ from itertools import repeat
 from exceptstar import _frames, _handled
 from exceptstar._notes import add_note_default
 from exceptstar._rules import MISSING, is_sequence, matcher_of, real_issubclass, repr_of
-
-# What the engine, _reraise and _pypy take from here, and the two functions the classes' methods call.
-from exceptstar._split import _BUILTIN_EXCEPTIONS, _PYPY, _SHORT, _new_exception, _types_of, use_classes
-from exceptstar._split import MAX_DEPTH as MAX_DEPTH
-from exceptstar._split import SPLIT_TOO_DEEP as SPLIT_TOO_DEEP
-from exceptstar._split import _build_valid as _build_valid
-from exceptstar._split import _split as _split
-from exceptstar._split import subset as subset
+from exceptstar._split import _BUILTIN_EXCEPTIONS, _PYPY, _SHORT, _new_exception, _split, _types_of, use_classes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
-
-    from exceptstar._split import _Walk as _Walk
 
     _Self = TypeVar("_Self", bound="BaseExceptionGroup")
     _Condition = Union[Type[BaseException], Tuple[Type[BaseException], ...], Callable[[BaseException], object]]

@@ -9,16 +9,17 @@ leaves a None context unset) and ``settle_context``.
 
 import builtins
 
-from exceptstar._groups import _split
 from exceptstar._rules import matcher_of
+from exceptstar._split import _split
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
     from typing import List, Optional, Tuple
 
-    from exceptstar._groups import BaseExceptionGroup, _Walk
+    from exceptstar._groups import BaseExceptionGroup
     from exceptstar._rules import Matcher
+    from exceptstar._split import _Walk
 
 _BUILTIN_GROUP: type = getattr(builtins, "BaseExceptionGroup", BaseException)
 _BUILTIN_SPLIT = getattr(_BUILTIN_GROUP, "split", None)

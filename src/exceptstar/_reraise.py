@@ -1,7 +1,7 @@
 """What an ``except*`` statement propagates: CPython's ``_PyExc_PrepReraiseStar``, for the engine."""
 
 from exceptstar import _classes
-from exceptstar._groups import MAX_DEPTH, SPLIT_TOO_DEEP, subset
+from exceptstar._split import MAX_DEPTH, SPLIT_TOO_DEEP, subset
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

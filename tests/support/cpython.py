@@ -53,12 +53,12 @@ def suites(filename: str, since: tuple[int, int]) -> Dict[tuple[int, int], Path]
 
 def _c_recursion_limit() -> int:
     import exceptstar
-    from exceptstar import _groups
+    from exceptstar import _split
 
     if exceptstar.PURE:
         # The pure classes walk groups in loops and refuse what 3.13's C
         # recursion limit refuses: groups nested deeper than MAX_DEPTH.
-        return _groups.MAX_DEPTH + 3
+        return _split.MAX_DEPTH + 3
     try:
         import _testcapi
 
