@@ -43,6 +43,11 @@ else:
 if TYPE_CHECKING:  # pragma: no cover
     from typing import List, Tuple
 
+# The backport's defining module: its class is the one to adopt (see _backport_class).
+BACKPORT_MODULE = "exceptiongroup._exceptions"
+# Bound once: every except* statement reads it (a global, not an attribute of sys).
+_modules = sys.modules
+
 
 def _backport_class() -> object:
     """The class that the ``exceptiongroup`` backport defined, once it has been imported.
@@ -52,7 +57,7 @@ def _backport_class() -> object:
     before that are still groups.  (On 3.11+ that module is not imported and
     the backport's names are the built-ins.)
     """
-    return getattr(sys.modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None)
+    return getattr(_modules.get(BACKPORT_MODULE), "BaseExceptionGroup", None)
 
 
 def _find_group_classes() -> "Tuple[type, ...]":
@@ -73,7 +78,6 @@ def _find_group_classes() -> "Tuple[type, ...]":
 # group_classes() once and then use GROUPS.
 GROUPS = _find_group_classes()
 _seen_backport = _backport_class()
-_modules = sys.modules  # the dict the import system fills (the engine reads the same one)
 
 
 def group_classes() -> "Tuple[type, ...]":
@@ -81,13 +85,13 @@ def group_classes() -> "Tuple[type, ...]":
     global GROUPS, _seen_backport
     # _backport_class() inline: the engine asks at every statement.  Without the
     # backport a test of the modules' dict, which calls nothing, is the whole check.
-    if "exceptiongroup._exceptions" not in _modules:
+    if BACKPORT_MODULE not in _modules:
         if _seen_backport is None:
             return GROUPS
         backport = None
     else:
         # get, not [ ]: another thread may have removed it since
-        backport = getattr(_modules.get("exceptiongroup._exceptions"), "BaseExceptionGroup", None)
+        backport = getattr(_modules.get(BACKPORT_MODULE), "BaseExceptionGroup", None)
     if backport is not _seen_backport:
         _seen_backport = backport
         GROUPS = _find_group_classes()

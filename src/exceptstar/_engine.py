@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
 _PURE = _classes.PURE
-_modules = sys.modules
+_modules = _classes._modules
+_BACKPORT_MODULE = _classes.BACKPORT_MODULE
 
 
 def _traceback_class() -> type:
@@ -143,7 +144,7 @@ class Star:
             exc = sys.exc_info()[1]
         # Notices a backport imported (or dropped) since the last statement: without one ever
         # seen, a test of the modules' dict, which calls nothing, stands for group_classes().
-        if "exceptiongroup._exceptions" in _modules or _classes._seen_backport is not None:
+        if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
             _classes.group_classes()
         self._orig: Optional[BaseException] = exc
         # What later clauses may still match: the naked exception itself until
@@ -216,13 +217,13 @@ class Star:
             # A subclass of tuple is a valid clause, but a group's split() wants an exact tuple
             # (get_matcher_type): there it is a predicate if callable, else a TypeError.
             kind, rest_kind = type(types), type(rest)
-            if rest_kind in _PURE_GROUPS and (kind is type or kind is tuple or not real_issubclass(tuple, kind)):
+            tuple_subclass = kind is not type and kind is not tuple and real_issubclass(tuple, kind)
+            if rest_kind in _PURE_GROUPS and not tuple_subclass:
                 # Our own split() after its first step, the group matching whole, which `full` was:
                 # a 2-tuple, which needs none of the checks below.
                 part, rest = _split(rest, TypeMatcher(types if kind is tuple else (types,)), True)  # type: ignore[arg-type]
             else:
-                if (kind is not type and kind is not tuple and real_issubclass(tuple, kind)) \
-                        or not (rest_kind in _PLAIN_GROUPS or _own_code_only(rest_kind)):
+                if tuple_subclass or not (rest_kind in _PLAIN_GROUPS or _own_code_only(rest_kind)):
                     try:
                         pair: object = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
                     except BaseException as error:

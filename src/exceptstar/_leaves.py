@@ -232,7 +232,7 @@ def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore"
         if isinstance(leaf, ignore):
             return None
         # Inline, unlike the walk: each function call here is a good part of collapse's whole time.
-        kept = []
+        kept: List[TracebackType] = []
         tb = group.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code.co_filename in _theirs or not _ours(tb):

@@ -3,7 +3,7 @@ loop), the flat split by member type, ``subset`` (``exceptiongroup_subset``, for
 group built without construction's checks (``_build_valid``), and the member-type count both use.
 
 It imports nothing of ``_groups``: ``_groups`` hands its two classes over once they exist (``use_classes``), so
-data flows one way, and these functions read them as module globals, as they did inside ``_groups``.
+data flows one way; the functions read them as module globals, which costs a split no more than a name lookup.
 """
 
 import builtins

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Callable, Dict
 
 _PACKAGE = "exceptiongroup"
-_DEFINING_MODULE = "exceptiongroup._exceptions"
+_DEFINING_MODULE = _classes.BACKPORT_MODULE
 
 # A module's namespace read through ModuleType's own descriptor: a lazily
 # loaded module (importlib.util.LazyLoader) would otherwise load on access.
