@@ -11,7 +11,7 @@ import sys
 
 from exceptstar import _frames, _handled
 from exceptstar._classes import group_classes
-from exceptstar._engine import Star, invalid_types_message
+from exceptstar._engine import _PLAIN_CLAUSES, Star, invalid_types_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,16 +139,19 @@ class catch:
         entries: List[Tuple[_Types, _Call]] = []
         for key, handler in items:
             types: _Types
-            if isinstance(key, type):
+            if type(key) is type and key in _PLAIN_CLAUSES:  # valid: no check to call
                 types = key
             else:
-                try:
-                    types = tuple(key)
-                except TypeError:
-                    types = key  # type: ignore[assignment]  # invalid_types_message gives CPython's message
-            error = invalid_types_message(types)
-            if error is not None:
-                raise TypeError(error)
+                if isinstance(key, type):
+                    types = key
+                else:
+                    try:
+                        types = tuple(key)
+                    except TypeError:
+                        types = key  # type: ignore[assignment]  # invalid_types_message gives CPython's message
+                error = invalid_types_message(types)
+                if error is not None:
+                    raise TypeError(error)
             if not callable(handler):
                 raise TypeError(f"'{type(handler).__name__}' object is not callable")
             entries.append((types, handler))

@@ -22,7 +22,7 @@ from exceptstar._groups import BaseExceptionGroup as _PureBEG
 from exceptstar._groups import ExceptionGroup as _PureEG
 from exceptstar._reraise import prep_reraise_star
 from exceptstar._rules import TypeMatcher, real_issubclass
-from exceptstar._split import _build_valid, _split
+from exceptstar._split import _BUILTIN_EXCEPTIONS, _build_valid, _new_exception, _split
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,6 +77,12 @@ if hasattr(builtins, "BaseExceptionGroup"):
 _PLAIN_SPLITS: "Set[object]" = {getattr(cls, "split") for cls in _PLAIN_GROUPS}  # noqa: B009
 _PLAIN_DERIVES: "Set[object]" = {getattr(cls, "derive") for cls in _PLAIN_GROUPS}  # noqa: B009
 _PLAIN_GETATTRIBUTES: "Set[object]" = {cls.__getattribute__ for cls in _PLAIN_GROUPS}
+_DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE = _PureBEG.derive, _PureBEG.__getattribute__
+
+# Clauses that are valid and match a flat group of ours by its members only: the built-in Exception classes
+# that are no group class, and of which no group is an instance.
+_PLAIN_CLAUSES = frozenset(cls for cls in _BUILTIN_EXCEPTIONS if not any(
+    issubclass(cls, group) or issubclass(group, cls) for group in _PLAIN_GROUPS))
 
 _CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
 _CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
@@ -174,6 +180,55 @@ class Star:
         matched as a whole is returned as is); otherwise ``None``.
         """
         rest = self._rest
+        part: Optional[BaseException]
+        if type(rest) is _PureEG and type(types) is type and types in _PLAIN_CLAUSES and not rest.__dict__ \
+                and _PureEG.derive is _DEFAULT_DERIVE and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE:
+            # The usual clause and group: a built-in class, valid, which cannot match the group whole; our group
+            # with its own derive, no notes, flat (built-in leaves, which cannot change class).  It comes apart
+            # by member type as _split takes it, inline.
+            message, excs, member_types, _ = rest._state
+            if member_types is not None and member_types <= _BUILTIN_EXCEPTIONS:
+                # _split._parts inline (no frame): each side's list (the new group's args hold it, as derive's)
+                # and its members.  Nothing matched: the rest is the group itself, unless that is the user's
+                # (its copy must not follow changes the handlers make to its metadata).
+                matching = {*filter(types.__subclasscheck__, member_types)}
+                rest_types = member_types - matching
+                if not matching:
+                    if rest is self._orig:
+                        matched, rest_list, rest_members = None, [*excs], excs
+                    else:
+                        self._done += 1
+                        return None
+                elif not rest_types:
+                    matched, matched_members, rest_list = [*excs], excs, None
+                else:
+                    matched, rest_list = [], []
+                    for exc in excs:  # a loop: cheaper than C's map and compress for a few members
+                        (matched if type(exc) in matching else rest_list).append(exc)
+                    matched_members, rest_members = tuple(matched), tuple(rest_list)
+                tb, context, cause = rest.__traceback__, rest.__context__, rest.__cause__
+                part = rest = None
+                if matched is not None:
+                    group = _new_exception(_PureEG, message, matched)
+                    group._state = message, matched_members, matching, None
+                    if tb is not None:  # a new part's own are None (its context left unassigned, as in subset)
+                        group.__traceback__ = tb
+                    if context is not None:
+                        group.__context__ = context
+                    group.__cause__ = cause
+                    _handled.set_handled(group)
+                    part = group
+                if rest_list is not None:
+                    group = _new_exception(_PureEG, message, rest_list)
+                    group._state = message, rest_members, rest_types, None
+                    if tb is not None:
+                        group.__traceback__ = tb
+                    if context is not None:
+                        group.__context__ = context
+                    group.__cause__ = cause
+                    rest = group
+                self._rest, self._done = rest, self._done + 1
+                return part
         if type(types) is type:
             # The common case, a plain class, checked and matched inline.
             if not real_issubclass(BaseException, types):
@@ -186,7 +241,7 @@ class Star:
             if error is not None:
                 raise self._refuse(error)
             full = rest is not None and _given_matches(type(rest), types)
-        part: Optional[BaseException] = None
+        part = None
         if full:
             if isinstance(rest, _classes.GROUPS):
                 part = rest

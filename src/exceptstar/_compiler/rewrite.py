@@ -26,18 +26,21 @@ names escape class-private mangling::
             e = None
             del e
         ...                     (the same for every clause)
-        try:
-            __es_part_N__ = __es_star_N__.outcome()
-        except:
-            (as above, with 0 for k, then)
-            __es_part_N__ = __es_star_N__       # asks again below, outside the handler
-        if __es_part_N__ is not __es_star_N__:
-            pass
+        if __es_star_N__._rest is None and not __es_star_N__._raised:
+            pass                                  # all handled: outcome() would say None
         else:
-            __es_part_N__ = __es_star_N__.outcome()
-        if __es_part_N__ is not None:
-            del __es_star_N__, __es_part_N__
-            raise
+            try:
+                __es_part_N__ = __es_star_N__.outcome()
+            except:
+                (as above, with 0 for k, then)
+                __es_part_N__ = __es_star_N__   # asks again below, outside the handler
+            if __es_part_N__ is not __es_star_N__:
+                pass
+            else:
+                __es_part_N__ = __es_star_N__.outcome()
+            if __es_part_N__ is not None:
+                del __es_star_N__, __es_part_N__
+                raise
         del __es_star_N__, __es_part_N__
     else:
         ELSE
@@ -45,22 +48,20 @@ names escape class-private mangling::
         FINALLY
 
 The machinery's own handlers are bare (a type to check would only be more code
-to compile and run); the one that records what a body raised names it: it needs a type.
-Only calls into the engine are guarded, and what a handler body raises is
-recorded by code that calls nothing: on 3.11+ a signal handler can then only
+to compile and run); the one that records what a body raised names it: it needs
+a type.  Only calls into the engine are guarded, and what a handler body raises
+is recorded by code that calls nothing: on 3.11+ a signal handler can then only
 run (and raise ``KeyboardInterrupt``) inside a guard or in the user's own
 code.  What the engine's ``interrupted`` sorts as an interrupt becomes part of
 what propagates, as if the clause's handler had raised it, so nothing of the
 group is lost; every way out deletes the names.  A try around a handler body
-would cost one of CPython's 20 nested blocks per level of nested
-``except*``, so the guards hold no body.  What no guard covers: before 3.11
-the interpreter also runs signal handlers on entering any except block, on
-taken conditional jumps (3.10) and between almost any two instructions (3.8,
-3.9), and an exception a tracer raises on a line event lands on the
-instruction of that line; there the exception propagates alone, as from a
-plain ``except`` block, and at module level the names may stay.  (On 3.10
-the one taken jump left on the usual way is the one past the re-raise when
-nothing propagates: everything is handled then, nothing can be lost.)
+would cost one of CPython's 20 nested blocks per level of nested ``except*``, so
+the guards hold no body.  What no guard covers: before 3.11 the interpreter also
+runs signal handlers on entering any except block, on taken conditional jumps
+(3.10) and between almost any two instructions (3.8, 3.9), and an exception a
+tracer raises on a line event lands on the instruction of that line; there the
+exception propagates alone, as from a plain ``except`` block, and at module
+level the names may stay.  (On 3.10 the usual way takes no conditional jump.)
 
 Generated nodes carry the position of the user construct they stand for (a
 clause's machinery that of its ``except*`` line), so tracebacks, line events
@@ -137,18 +138,14 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
         # that Python's own scoping decides: a local, a parameter or a module-level
         # binding of the same name (even one that never runs, such as an import
         # under TYPE_CHECKING) keeps its meaning, exactly as with a builtin.
-        first = 0
-        while first < len(body) and _is_prologue(body[first], first):
-            first += 1
+        first = _prologue_end(body)
         at = body[first] if first < len(body) else body[-1]
         provide = ast.Expr(ast.Call(ast.Attribute(ast.Name("__exceptstar__", _LOAD), "provide_group_names",
                                                   _LOAD), [], []))
         position_all([provide], keyword_position(at))
         body.insert(first, provide)
     if body:
-        first = 0
-        while first < len(body) and _is_prologue(body[first], first):
-            first += 1
+        first = _prologue_end(body)
         find_runtime = compile(_FIND_RUNTIME, "<exceptstar>", "exec", ast.PyCF_ONLY_AST).body  # type: ignore[attr-defined]
         # Where the module's own code starts, not the template's lines 1-8:
         # those are the user's, whose lines a tracer (coverage) must not see run.
@@ -169,12 +166,14 @@ def _may_name(source: "Optional[str]", words: "Tuple[str, ...]") -> bool:
     return source is None or not source.isascii() or any(word in source for word in words)
 
 
-def _is_prologue(node: "Any", index: int) -> bool:
-    """A module docstring, or a ``from __future__`` import: what must stay first."""
-    if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-        return True
-    return index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
-        and isinstance(node.value.value, str)
+def _prologue_end(body: "List[Any]") -> int:
+    """Where a module's own code starts: past its docstring and ``from __future__`` imports (which must stay first)."""
+    first = 0
+    while first < len(body) and ((isinstance(body[first], ast.ImportFrom) and body[first].module == "__future__") or (
+            first == 0 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str))):
+        first += 1
+    return first
 
 
 def _is_star_try(node: "ast.AST") -> bool:
@@ -329,7 +328,7 @@ class _StarTry:
         run.append(new(ast.Try, handler.body, [record], [], []))
         run.extend(cleanup)
         calls = [new(ast.Assign, [self._name(self.part, True)],
-                     new(ast.Call, self._method("match"), [handler.type], []))]
+                     new(ast.Call, self._attribute("match"), [handler.type], []))]
         if index == 0:
             # Positional: a keyword costs the call a fifth more.  Folded into one constant.
             extents = new(ast.Tuple, [new(ast.Constant, n) for n in clause_extents(self.node.handlers)], _LOAD)
@@ -343,11 +342,10 @@ class _StarTry:
         new = self._new
 
         def outcome() -> "Any":
-            return new(ast.Assign, [self._name(self.part, True)], new(ast.Call, self._method("outcome"), [], []))
+            return new(ast.Assign, [self._name(self.part, True)], new(ast.Call, self._attribute("outcome"), [], []))
 
-        # After an interrupt, asked again outside the guard's handler: the
-        # handled exception the engine sets there would not outlive it.  The
-        # usual way falls through the test into an empty branch and jumps
+        # After an interrupt, asked again outside the guard's handler: the handled exception the engine sets
+        # there would not outlive it.  The usual way falls through the test into an empty branch and jumps
         # unconditionally (3.10 runs signal handlers on taken conditional jumps).
         recovered: Dict[str, int] = self.at
         if sys.version_info[:2] == (3, 10):
@@ -367,10 +365,14 @@ class _StarTry:
         # Fresh nodes (never shared ones): they are positioned afterwards.
         recover = ast.Assign([ast.Name(self.part, _STORE)], ast.Name(self.star, _LOAD))
         position_all([recover], recovered)
+        # Every part taken, nothing raised: no call, outcome() would say None (the usual way falls through again).
+        handled = new(ast.BoolOp, _AND, [new(ast.Compare, self._attribute("_rest"), [_IS], [self._none()]),
+                                         new(ast.UnaryOp, _NOT, self._attribute("_raised"))])
         return [
-            self._guard([outcome()], 0, [recover]),
-            new(ast.If, usual, [new(ast.Pass)], [outcome()]),
-            new(ast.If, self._part_is_set(), [self._release(), self._raise()], []),
+            new(ast.If, handled, [new(ast.Pass)], [
+                self._guard([outcome()], 0, [recover]),
+                new(ast.If, usual, [new(ast.Pass)], [outcome()]),
+                new(ast.If, self._part_is_set(), [self._release(), self._raise()], [])]),
             self._release(),
         ]
 
@@ -401,7 +403,7 @@ class _StarTry:
         return self.kit.get(key) or self.kit.setdefault(  # type: ignore[no-any-return]
             key, self._new(ast.Attribute, self._name("__exceptstar__"), attr, _LOAD))
 
-    def _method(self, name: str) -> "ast.expr":
+    def _attribute(self, name: str) -> "ast.expr":
         return self._new(ast.Attribute, self._name(self.star), name, _LOAD)  # type: ignore[no-any-return]
 
     def _part_is_set(self) -> "Any":
@@ -435,7 +437,7 @@ class _StarTry:
 
 # Context and operator nodes carry no position: one of each serves every use, as in the parser's trees.
 _LOAD, _STORE, _DEL = ast.Load(), ast.Store(), ast.Del()
-_ADD, _IS, _IS_NOT = ast.Add(), ast.Is(), ast.IsNot()
+_ADD, _IS, _IS_NOT, _AND, _NOT = ast.Add(), ast.Is(), ast.IsNot(), ast.And(), ast.Not()
 
 
 class _Unshared(dict):  # type: ignore[type-arg]

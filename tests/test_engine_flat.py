@@ -1,0 +1,246 @@
+"""The engine's split of a flat group of built-in leaves (``Star.match``'s inline path), against native ``except*``.
+
+That path builds the parts itself, without ``derive``: each program here runs natively (the newest
+CPython) and transformed (here on 3.8-3.10, in an ``EXCEPTSTAR_PURE=1`` child on 3.11+), and what its
+handlers saw (each part's class, message, members, ``args``, metadata by identity, notes, the handled
+exception) and what propagated must be equal.  The cases next to it leave the path (notes, a ``derive``
+of the instance's, nested groups, other clause kinds, changed metadata) and must agree as well.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+import pytest
+from support import outcomes
+
+PRELUDE = """
+import sys
+
+NAMED = {}
+LOG = []
+
+
+def name(x):
+    for key, value in NAMED.items():
+        if value is x:
+            return key
+    return None
+
+
+def describe(x):
+    if x is None:
+        return None
+    known = name(x)
+    if known is not None:
+        return known
+    if not isinstance(x, BaseExceptionGroup):
+        return [type(x).__name__, [repr(a) for a in x.args]]
+    args = x.args
+    return {
+        "class": type(x).__name__, "message": x.message, "members": [describe(m) for m in x.exceptions],
+        "args": [type(args[1]).__name__, [describe(m) for m in args[1]]] if len(args) == 2 else len(args),
+        "tb": name(x.__traceback__) if x.__traceback__ is not None else None,
+        "cause": describe(x.__cause__), "context": describe(x.__context__),
+        "suppress": x.__suppress_context__, "notes": getattr(x, "__notes__", None),
+        "notes_shared": any(getattr(x, "__notes__", None) is getattr(v, "__notes__", 0) for v in NAMED.values()),
+    }
+
+
+def seen(clause, e):
+    LOG.append([clause, describe(e), sys.exc_info()[1] is e, e is NAMED.get("group")])
+
+
+def leaves(*specs):
+    made = [kind(arg) for kind, arg in specs]
+    for exc, (kind, arg) in zip(made, specs):
+        NAMED[kind.__name__ + str(arg)] = exc
+    return made
+
+
+def run():
+    try:
+        statement()
+    except BaseException as result:
+        LOG.append(["result", describe(result)])
+    LOG.append(["after", describe(sys.exc_info()[1])])
+    return LOG
+"""
+
+RAISE = """
+def raise_group(group):
+    NAMED["group"] = group
+    try:
+        raise group from NAMED.setdefault("cause", OSError("cause"))
+    except BaseException as e:
+        NAMED["tb"] = e.__traceback__
+        raise
+"""
+
+PROGRAMS = {
+    "partial then the rest": """
+def statement():
+    try:
+        try:
+            raise KeyError("context")
+        except KeyError as context:
+            NAMED["context"] = context
+            raise_group(ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2), (ValueError, 3))))
+    except* ValueError as e:
+        seen(1, e)
+    except* TypeError as e:
+        seen(2, e)
+""",
+    "nothing matched first, then the group's metadata changed": """
+def statement():
+    try:
+        raise_group(ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2), (ZeroDivisionError, 3))))
+    except* OSError as e:
+        seen(1, e)
+    except* ValueError as e:
+        seen(2, e)
+        group = NAMED["group"]
+        group.__traceback__ = None
+        group.__cause__ = None
+        group.__context__ = KeyError("new")
+        group.__suppress_context__ = False
+    except* LookupError as e:
+        seen(3, e)
+    except* TypeError as e:
+        seen(4, e)
+""",
+    "one clause takes every member": """
+def statement():
+    try:
+        raise_group(ExceptionGroup("eg", leaves((ValueError, 1), (ValueError, 2))))
+    except* ValueError as e:
+        seen(1, e)
+    except* TypeError as e:
+        seen(2, e)
+""",
+    "a base class takes the group whole": """
+def statement():
+    try:
+        raise_group(ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2))))
+    except* ArithmeticError as e:
+        seen(1, e)
+    except* Exception as e:
+        seen(2, e)
+""",
+    "handlers raise and re-raise": """
+def statement():
+    try:
+        raise_group(ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2), (ValueError, 3), (KeyError, 4))))
+    except* ValueError as e:
+        seen(1, e)
+        raise
+    except* TypeError as e:
+        seen(2, e)
+        raise RuntimeError("new")
+    except* OSError as e:
+        seen(3, e)
+""",
+    "notes": """
+def statement():
+    group = ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2)))
+    group.add_note("a note")
+    try:
+        raise_group(group)
+    except* ValueError as e:
+        seen(1, e)
+    except* TypeError as e:
+        seen(2, e)
+""",
+    "a derive of the instance's": """
+def statement():
+    group = ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2), (KeyError, 3)))
+    group.derive = lambda excs: ExceptionGroup("derived", excs)
+    try:
+        raise_group(group)
+    except* ValueError as e:
+        seen(1, e)
+    except* TypeError as e:
+        seen(2, e)
+""",
+    "a nested group": """
+def statement():
+    inner = ExceptionGroup("inner", leaves((ValueError, 1), (TypeError, 2)))
+    NAMED["inner"] = inner
+    try:
+        raise_group(ExceptionGroup("eg", [inner, *leaves((ValueError, 3))]))
+    except* ValueError as e:
+        seen(1, e)
+    except* TypeError as e:
+        seen(2, e)
+""",
+    "a BaseException member": """
+def statement():
+    try:
+        raise_group(BaseExceptionGroup("eg", leaves((ValueError, 1), (KeyboardInterrupt, 2))))
+    except* KeyboardInterrupt as e:
+        seen(1, e)
+    except* ValueError as e:
+        seen(2, e)
+""",
+    "a leaf of a class of the user's": """
+class Mine(ValueError):
+    pass
+
+
+def statement():
+    try:
+        raise_group(ExceptionGroup("eg", leaves((Mine, 1), (TypeError, 2), (ValueError, 3))))
+    except* Mine as e:
+        seen(1, e)
+    except* ValueError as e:
+        seen(2, e)
+    except* TypeError as e:
+        seen(3, e)
+""",
+    "tuples and a group subclass": """
+class Sub(ExceptionGroup):
+    pass
+
+
+def statement():
+    try:
+        raise_group(Sub("eg", leaves((ValueError, 1), (TypeError, 2), (KeyError, 3))))
+    except* (ValueError, KeyError) as e:
+        seen(1, e)
+    except* TypeError as e:
+        seen(2, e)
+""",
+    "a clause of a group class": """
+def statement():
+    try:
+        raise_group(ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2))))
+    except* ValueError as e:
+        seen(1, e)
+    except* ExceptionGroup as e:
+        seen(2, e)
+""",
+    "inside a handled exception": """
+def statement():
+    try:
+        raise OSError("outer")
+    except OSError as outer:
+        NAMED["outer"] = outer
+        try:
+            raise_group(ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2))))
+        except* TypeError as e:
+            seen(1, e)
+        except* ValueError as e:
+            seen(2, e)
+        LOG.append(["handled", describe(sys.exc_info()[1])])
+""",
+}
+
+
+@pytest.mark.needs_processes
+def test_flat_groups_as_native() -> None:
+    names = sorted(PROGRAMS)
+    sources: List[str] = [PRELUDE + RAISE + PROGRAMS[name] for name in names]
+    expected = outcomes.run_newest(sources)
+    got = outcomes.run_transformed(sources)
+    for name, g, e in zip(names, got, expected):
+        assert g == e, name
