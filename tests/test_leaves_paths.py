@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 from support.leaves_trees import Counted, Counting, entries
 
-from exceptstar import ExceptionGroup, _leaves, collapse
+from exceptstar import ExceptionGroup, _collapse, collapse
 from exceptstar._frames import is_own
 from exceptstar._notes import add_note
 
@@ -108,7 +108,7 @@ def test_a_group_of_one_error_checks_it_once() -> None:
 
 def test_the_files_remembered_are_bounded_and_never_ours() -> None:
     namespace: Dict[str, Any] = {}
-    for number in range(_leaves._THEIRS_MAX + 10):
+    for number in range(_collapse._THEIRS_MAX + 10):
         # Code exec'd under a new name each time, as a notebook's cells are.
         exec(compile("def fail(exc):\n    raise exc\n", f"<cell {number}>", "exec"), namespace)
         error = ValueError(number)
@@ -118,13 +118,13 @@ def test_the_files_remembered_are_bounded_and_never_ours() -> None:
             except ValueError as caught:
                 raise ExceptionGroup("", [caught])  # noqa: B904
         assert info.value is error
-        assert len(_leaves._theirs) <= _leaves._THEIRS_MAX
-    assert f"<cell {_leaves._THEIRS_MAX + 9}>" in _leaves._theirs
+        assert len(_collapse._theirs) <= _collapse._THEIRS_MAX
+    assert f"<cell {_collapse._THEIRS_MAX + 9}>" in _collapse._theirs
     error = raised(ValueError("after"))
     with pytest.raises(ValueError), collapse():
         through_ours(ExceptionGroup("", [error]))
     assert not any(is_own(e) for e in entries(error.__traceback__))
-    assert not any(name.startswith(_leaves._frames._PACKAGE_DIR) for name in _leaves._theirs)
+    assert not any(name.startswith(_collapse._frames._PACKAGE_DIR) for name in _collapse._theirs)
 
 
 def test_a_chain_with_none_of_ours_is_kept_under_the_new_entries() -> None:

@@ -33,11 +33,12 @@ if sys.version_info < (3, 11):
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from exceptstar._catch import catch, suppress
+    from exceptstar._collapse import collapse
     from exceptstar._compiler.hook import install, uninstall
     from exceptstar._compiler.transform import compile
     from exceptstar._integrations.coverage_plugin import coverage_init
     from exceptstar._integrations.ipython import load_ipython_extension, unload_ipython_extension
-    from exceptstar._leaves import collapse, leaf_exceptions
+    from exceptstar._leaves import leaf_exceptions
     from exceptstar._printing.formatting import (
         TracebackException,
         format_exc,
@@ -52,7 +53,7 @@ _LAZY = {
     "catch": "._catch",
     "suppress": "._catch",
     "leaf_exceptions": "._leaves",
-    "collapse": "._leaves",
+    "collapse": "._collapse",
     "compile": "._compiler.transform",
     "install": "._compiler.hook",
     "uninstall": "._compiler.hook",
