@@ -397,6 +397,25 @@ SNIPPETS = {
                                         type(eg.split(ValueError)[0]).__name__))
                         except (TypeError, ValueError) as e: out.append(str(e))
         result = out""",
+    "one_member_sequences": """
+        class MyError(Exception): pass
+        class L(list): pass
+        class T(tuple): pass
+        class Liar:
+            @property
+            def __class__(self): return ValueError
+        class MyEG(ExceptionGroup): pass
+        out = []
+        for member in (ValueError(1), MyError(), KeyboardInterrupt(), 1, ValueError, Liar()):
+            for kind in (list, tuple, L, T):
+                for cls in (BaseExceptionGroup, ExceptionGroup, MyEG):
+                    seq = kind([member])
+                    try:
+                        eg = cls('m', seq)
+                        out.append((type(eg).__name__, eg.exceptions is seq, type(eg.exceptions).__name__,
+                                    eg.exceptions == (member,), eg.args[1] is seq, eg.split(type(member))[1]))
+                    except (TypeError, ValueError) as e: out.append(type(e).__name__ + ': ' + str(e))
+        result = out""",
     "member_class_rebased_between_groups": """
         class A(ValueError): pass
         out = [type(BaseExceptionGroup('m', [A()])).__name__]
