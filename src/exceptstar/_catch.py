@@ -11,7 +11,8 @@ import sys
 
 from exceptstar import _frames, _handled
 from exceptstar._classes import group_classes
-from exceptstar._engine import _PLAIN_CLAUSES, Star, invalid_types_message
+from exceptstar._clauses import PLAIN, invalid_types_message
+from exceptstar._engine import Star
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,7 +140,7 @@ class catch:
         entries: List[Tuple[_Types, _Call]] = []
         for key, handler in items:
             types: _Types
-            if type(key) is type and key in _PLAIN_CLAUSES:  # valid: no check to call
+            if type(key) is type and key in PLAIN:  # valid: no check to call
                 types = key
             else:
                 if isinstance(key, type):

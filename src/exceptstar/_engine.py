@@ -18,6 +18,7 @@ import builtins
 import sys
 
 from exceptstar import _classes, _frames, _handled, _pypy, _spans
+from exceptstar._clauses import CANNOT_CATCH, CANNOT_CATCH_GROUP, PLAIN, given_matches, invalid_types_message
 from exceptstar._groups import BaseExceptionGroup as _PureBEG
 from exceptstar._groups import ExceptionGroup as _PureEG
 from exceptstar._reraise import prep_reraise_star
@@ -26,12 +27,18 @@ from exceptstar._split import _BUILTIN_EXCEPTIONS, _build_valid, _new_exception,
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from types import FrameType
-    from typing import Any, Optional, Set, Tuple, Type
+    from types import FrameType, TracebackType
+    from typing import List, Optional, Sequence, Set, Tuple, Type, Union
+
+    # A flat group's rest that match() keeps unbuilt: its message, members, member types, traceback, context
+    # and cause as they were when it was split (the group would be a copy of them, seen by nobody but match()).
+    _Flat = Tuple[str, Tuple[BaseException, ...], Set[type], Optional[TracebackType], Optional[BaseException],
+                  Optional[BaseException]]
 
 _BaseExceptionGroup = _classes.BaseExceptionGroup
 
 _PURE = _classes.PURE
+_exc_info = sys.exc_info
 _modules = _classes._modules
 _BACKPORT_MODULE = _classes.BACKPORT_MODULE
 
@@ -78,50 +85,7 @@ _PLAIN_SPLITS: "Set[object]" = {getattr(cls, "split") for cls in _PLAIN_GROUPS} 
 _PLAIN_DERIVES: "Set[object]" = {getattr(cls, "derive") for cls in _PLAIN_GROUPS}  # noqa: B009
 _PLAIN_GETATTRIBUTES: "Set[object]" = {cls.__getattribute__ for cls in _PLAIN_GROUPS}
 _DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE = _PureBEG.derive, _PureBEG.__getattribute__
-
-# Clauses that are valid and match a flat group of ours by its members only: the built-in Exception classes
-# that are no group class, and of which no group is an instance.
-_PLAIN_CLAUSES = frozenset(cls for cls in _BUILTIN_EXCEPTIONS if not any(
-    issubclass(cls, group) or issubclass(group, cls) for group in _PLAIN_GROUPS))
-
-_CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
-_CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
-
-
-# --- the clause check and match --------------------------------------------
-
-def invalid_types_message(types: object) -> "Optional[str]":
-    """CPython's _PyEval_CheckExceptStarTypeValid: the TypeError's message, or None if valid."""
-    if real_issubclass(tuple, type(types)):  # PyTuple_Check: the real type, whatever __class__ says
-        items = _tuple_items(types)  # type: ignore[arg-type]
-        for item in items:
-            if not (real_issubclass(type, type(item)) and real_issubclass(BaseException, item)):
-                return _CANNOT_CATCH
-        groups = _classes.group_classes()
-        for item in items:
-            if issubclass(item, groups):
-                return _CANNOT_CATCH_GROUP
-        return None
-    if not (real_issubclass(type, type(types)) and real_issubclass(BaseException, types)):  # type: ignore[arg-type]
-        return _CANNOT_CATCH
-    if issubclass(types, _classes.group_classes()):  # type: ignore[arg-type]
-        return _CANNOT_CATCH_GROUP
-    return None
-
-
-def _tuple_items(types: "Tuple[Any, ...]") -> "Tuple[Any, ...]":
-    """The items C reads from a tuple, whatever ``__iter__`` a subclass of tuple gives."""
-    return types if type(types) is tuple else tuple(tuple.__iter__(types))
-
-
-def _given_matches(exc_type: type, types: object) -> bool:
-    """PyErr_GivenExceptionMatches once the types are known to be valid."""
-    if real_issubclass(tuple, type(types)):
-        for item in _tuple_items(types):  # type: ignore[arg-type]  # noqa: SIM110 - faster than any()
-            if real_issubclass(item, exc_type):
-                return True
-        return False
-    return real_issubclass(types, exc_type)  # type: ignore[arg-type]
+_PURE_EG_ID = id(_PureEG)
 
 
 class Star:
@@ -147,7 +111,7 @@ class Star:
         # then calls match() from the user's frame itself.
         self._called_by_user = exc is None
         if exc is None:
-            exc = sys.exc_info()[1]
+            exc = _exc_info()[1]
         # Notices a backport imported (or dropped) since the last statement: without one ever
         # seen, a test of the modules' dict, which calls nothing, stands for group_classes().
         if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
@@ -155,7 +119,7 @@ class Star:
         self._orig: Optional[BaseException] = exc
         # What later clauses may still match: the naked exception itself until
         # a clause takes it (it is wrapped then, as CPython does).
-        self._rest: Optional[BaseException] = exc
+        self._rest: Union[BaseException, _Flat, None] = exc
         # What the handlers raised, in clause order.  Transformed code appends
         # with `star._raised += (exc,)`, which calls nothing: no interrupt can
         # fall between a handler's exception and its record.
@@ -181,66 +145,67 @@ class Star:
         """
         rest = self._rest
         part: Optional[BaseException]
-        if type(rest) is _PureEG and type(types) is type and types in _PLAIN_CLAUSES and not rest.__dict__ \
-                and _PureEG.derive is _DEFAULT_DERIVE and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE:
-            # The usual clause and group: a built-in class, valid, which cannot match the group whole; our group
-            # with its own derive, no notes, flat (built-in leaves, which cannot change class).  It comes apart
-            # by member type as _split takes it, inline.
-            message, excs, member_types, _ = rest._state
-            if member_types is not None and member_types <= _BUILTIN_EXCEPTIONS:
-                # _split._parts inline (no frame): each side's list (the new group's args hold it, as derive's)
-                # and its members.  Nothing matched: the rest is the group itself, unless that is the user's
-                # (its copy must not follow changes the handlers make to its metadata).
+        if type(types) is type and types in PLAIN and _PureEG.derive is _DEFAULT_DERIVE \
+                and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE:
+            # The usual clause: a built-in class, valid, which matches no group whole.  Our group with its own
+            # derive, no notes, flat (built-in leaves, which cannot change class) comes apart by member type,
+            # inline: its parts as _split._parts makes them, the rest kept as what it is made of (``_Flat``).
+            if type(rest) is _PureEG and not rest.__dict__:
+                message, excs, member_types, _ = rest._state
+                if member_types is not None and member_types <= _BUILTIN_EXCEPTIONS:
+                    rest = message, excs, member_types, rest.__traceback__, rest.__context__, rest.__cause__
+            if type(rest) is tuple:
+                message, excs, member_types, tb, context, cause = rest
                 matching = {*filter(types.__subclasscheck__, member_types)}
                 rest_types = member_types - matching
                 if not matching:
-                    if rest is self._orig:
-                        matched, rest_list, rest_members = None, [*excs], excs
-                    else:
-                        self._done += 1
-                        return None
-                elif not rest_types:
-                    matched, matched_members, rest_list = [*excs], excs, None
+                    self._rest, self._done = rest, self._done + 1
+                    return None
+                if not rest_types:
+                    matched, members, rest = [*excs], excs, None
                 else:
-                    matched, rest_list = [], []
+                    matched = []
+                    left: List[BaseException] = []
                     for exc in excs:  # a loop: cheaper than C's map and compress for a few members
-                        (matched if type(exc) in matching else rest_list).append(exc)
-                    matched_members, rest_members = tuple(matched), tuple(rest_list)
-                tb, context, cause = rest.__traceback__, rest.__context__, rest.__cause__
-                part = rest = None
-                if matched is not None:
-                    group = _new_exception(_PureEG, message, matched)
-                    group._state = message, matched_members, matching, None
-                    if tb is not None:  # a new part's own are None (its context left unassigned, as in subset)
-                        group.__traceback__ = tb
-                    if context is not None:
-                        group.__context__ = context
-                    group.__cause__ = cause
+                        (matched if type(exc) in matching else left).append(exc)
+                    members, rest = tuple(matched), (message, tuple(left), rest_types, tb, context, cause)
+                group = _new_exception(_PureEG, message, matched)  # _flat_group inline: no frame
+                group._state = message, members, matching, None
+                if tb is not None:
+                    group.__traceback__ = tb
+                if context is not None:
+                    group.__context__ = context
+                group.__cause__ = cause
+                part = group
+                steps = _handled.steps
+                if steps is None:
                     _handled.set_handled(group)
-                    part = group
-                if rest_list is not None:
-                    group = _new_exception(_PureEG, message, rest_list)
-                    group._state = message, rest_members, rest_types, None
-                    if tb is not None:
-                        group.__traceback__ = tb
-                    if context is not None:
-                        group.__context__ = context
-                    group.__cause__ = cause
-                    rest = group
+                else:  # set_handled inline: no frame
+                    take, length, set_exc_info = steps
+                    if tb is None:
+                        take((_PureEG, group))
+                        length.value = 0
+                        set_exc_info(_PURE_EG_ID, id(group), None)
+                    else:
+                        take((_PureEG, group, tb))
+                        length.value = 0
+                        set_exc_info(_PURE_EG_ID, id(group), id(tb))
                 self._rest, self._done = rest, self._done + 1
                 return part
+        if isinstance(rest, tuple):  # left by the path above, for a clause it does not take
+            rest = self._rest = _flat_group(rest[0], [*rest[1]], *rest[1:])
         if type(types) is type:
             # The common case, a plain class, checked and matched inline.
             if not real_issubclass(BaseException, types):
-                raise self._refuse(_CANNOT_CATCH)
+                raise self._refuse(CANNOT_CATCH)
             if issubclass(types, _classes.GROUPS):
-                raise self._refuse(_CANNOT_CATCH_GROUP)
+                raise self._refuse(CANNOT_CATCH_GROUP)
             full = rest is not None and real_issubclass(types, type(rest))
         else:
             error = invalid_types_message(types)
             if error is not None:
                 raise self._refuse(error)
-            full = rest is not None and _given_matches(type(rest), types)
+            full = rest is not None and given_matches(type(rest), types)
         part = None
         if full:
             if isinstance(rest, _classes.GROUPS):
@@ -331,6 +296,8 @@ class Star:
         """
         orig = self._orig
         rest = self._rest
+        if isinstance(rest, tuple):
+            rest = _flat_group(rest[0], [*rest[1]], *rest[1:])
         raised: Tuple[BaseException, ...] = self._raised  # type: ignore[assignment]
         result: Optional[BaseException]
         if not isinstance(orig, _classes.GROUPS):
@@ -371,6 +338,21 @@ class Star:
         result = self.outcome(False)
         self._orig = self._rest = self._raised = None
         return result
+
+
+def _flat_group(message: str, excs: "Sequence[BaseException]", members: "Tuple[BaseException, ...]",
+                member_types: "Set[type]", tb: "Optional[TracebackType]", context: "Optional[BaseException]",
+                cause: "Optional[BaseException]") -> BaseException:
+    """``subset``'s part of a flat group of ours (the rest that ``match`` kept unbuilt, ``_Flat``): ``excs``
+    held in the args, as derive's list, and the metadata the group had when it was split."""
+    group = _new_exception(_PureEG, message, excs)
+    group._state = message, members, member_types, None
+    if tb is not None:  # a new part's own are None (its context left unassigned, as in subset)
+        group.__traceback__ = tb
+    if context is not None:
+        group.__context__ = context
+    group.__cause__ = cause
+    return group
 
 
 def _own_code_only(cls: type) -> bool:

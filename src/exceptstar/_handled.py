@@ -15,9 +15,11 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Callable, List, TypeVar
+    from typing import Any, Callable, List, Optional, Tuple, TypeVar
 
     T = TypeVar("T")
+    # What ``steps`` holds once bound: take, the list's length, the C call.
+    _Steps = Optional[Tuple[Callable[[Tuple[object, ...]], None], Any, Callable[..., None]]]
 
 
 def untraced(bind: "Callable[[], T]") -> "T":
@@ -96,6 +98,9 @@ def _bind() -> "Callable[[BaseException], None]":
     take = handed_over.extend
     address = id  # a closure's cell, not a lookup in builtins: three per call
 
+    global steps
+    steps = take, length, set_exc_info
+
     def set_handled(exc: BaseException) -> None:
         tb = exc.__traceback__
         cls = type(exc)
@@ -128,3 +133,6 @@ def _bind_on_first_use(exc: BaseException) -> None:
 # comment, not an annotation: PyPy 3.9 refuses an annotated name that a
 # function declares global.)
 set_handled = _bind_on_first_use  # type: Callable[[BaseException], None]
+# Once bound on CPython 3.8-3.10: set_handled's three steps (take the references, hand them over, the C call),
+# for the engine's hot path, which runs them without a frame.  None until then, and on other interpreters.
+steps = None  # type: _Steps

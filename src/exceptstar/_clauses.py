@@ -1,0 +1,61 @@
+"""What an ``except*`` clause's types are, for the engine and ``catch()``.
+
+CPython's check of them (``_PyEval_CheckExceptStarTypeValid``: ``invalid_types_message`` and its two
+messages), ``given_matches`` (``PyErr_GivenExceptionMatches`` once they are valid), and ``PLAIN``: the
+classes that need neither call.
+"""
+
+import builtins
+
+from exceptstar import _classes
+from exceptstar._groups import BaseExceptionGroup, ExceptionGroup
+from exceptstar._rules import real_issubclass
+from exceptstar._split import _BUILTIN_EXCEPTIONS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Optional, Tuple
+
+CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
+CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
+
+# The built-in Exception classes that are no group class and of which no group is an instance: valid clauses
+# (their bases cannot change), matching a group by its members only.
+_GROUPS = (BaseExceptionGroup, ExceptionGroup, *(getattr(builtins, name) for name in (
+    "BaseExceptionGroup", "ExceptionGroup") if hasattr(builtins, name)))
+PLAIN = frozenset(cls for cls in _BUILTIN_EXCEPTIONS if not any(
+    issubclass(cls, group) or issubclass(group, cls) for group in _GROUPS))
+
+
+def invalid_types_message(types: object) -> "Optional[str]":
+    """CPython's _PyEval_CheckExceptStarTypeValid: the TypeError's message, or None if valid."""
+    if real_issubclass(tuple, type(types)):  # PyTuple_Check: the real type, whatever __class__ says
+        items = _tuple_items(types)  # type: ignore[arg-type]
+        for item in items:
+            if not (real_issubclass(type, type(item)) and real_issubclass(BaseException, item)):
+                return CANNOT_CATCH
+        groups = _classes.group_classes()
+        for item in items:
+            if issubclass(item, groups):
+                return CANNOT_CATCH_GROUP
+        return None
+    if not (real_issubclass(type, type(types)) and real_issubclass(BaseException, types)):  # type: ignore[arg-type]
+        return CANNOT_CATCH
+    if issubclass(types, _classes.group_classes()):  # type: ignore[arg-type]
+        return CANNOT_CATCH_GROUP
+    return None
+
+
+def _tuple_items(types: "Tuple[Any, ...]") -> "Tuple[Any, ...]":
+    """The items C reads from a tuple, whatever ``__iter__`` a subclass of tuple gives."""
+    return types if type(types) is tuple else tuple(tuple.__iter__(types))
+
+
+def given_matches(exc_type: type, types: object) -> bool:
+    """PyErr_GivenExceptionMatches once the types are known to be valid."""
+    if real_issubclass(tuple, type(types)):
+        for item in _tuple_items(types):  # type: ignore[arg-type]  # noqa: SIM110 - faster than any()
+            if real_issubclass(item, exc_type):
+                return True
+        return False
+    return real_issubclass(types, exc_type)  # type: ignore[arg-type]
