@@ -9,7 +9,7 @@ the ``exceptiongroup`` backport's (``_classes.group_classes()``).
 
 from types import TracebackType
 
-from exceptstar import _frames, _handled
+from exceptstar import _classes, _frames, _handled
 from exceptstar._catch import RAISE_BY_NAME, _chain, _Settle, hidden
 from exceptstar._classes import group_classes
 from exceptstar._notes import add_note
@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
     _Exc = Optional[BaseException]
     _Ignore = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
     _Entries = List[TracebackType]
+
+_modules = _classes._modules
+_BACKPORT_MODULE = _classes.BACKPORT_MODULE
 
 # Files that hold none of our modules, as _frames.is_own (which reads nothing else of an
 # entry) found them: collapse asks about every entry of every error it raises.
@@ -85,6 +88,15 @@ def _walk(group: BaseException, classes: "Tuple[type, ...]", above: "_Entries",
                 above = path[-1]
 
 
+def _copied(kept: "_Entries", tail: "Optional[TracebackType]") -> "Optional[TracebackType]":
+    """New entries for ``kept``'s, in order, then ``tail``: the first."""
+    tb = tail
+    for entry in reversed(kept):
+        lineno = entry.tb_lineno
+        tb = TracebackType(tb, entry.tb_frame, entry.tb_lasti, -1 if lineno is None else lineno)
+    return tb
+
+
 def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore") -> "Optional[BaseException]":
     """The one leaf of ``group`` (one of ``classes``) not an instance of ``ignore``, if exactly one is, made
     ready for a bare ``raise`` out of ``group``'s place (see ``collapse``); otherwise None: ``group`` goes on
@@ -97,21 +109,32 @@ def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore"
         if isinstance(leaf, ignore):
             return None
         # Inline, unlike the walk: each function call here is a good part of collapse's whole time.
-        kept: _Entries = []
+        # Each entry of the group's not ours is copied as the loop meets it, the copies linked
+        # through tb_next (writable): one pass, no list.
+        head = last = None
         tb = group.__traceback__
         while tb is not None:
-            if tb.tb_frame.f_code.co_filename in _theirs or not _ours(tb):
-                kept.append(tb)
+            frame = tb.tb_frame
+            if frame.f_code.co_filename in _theirs or not _ours(tb):
+                lineno = tb.tb_lineno
+                entry = TracebackType(None, frame, tb.tb_lasti, -1 if lineno is None else lineno)
+                if last is None:
+                    head = entry
+                else:
+                    last.tb_next = entry
+                last = entry
             tb = tb.tb_next
         tail = tb = leaf.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code.co_filename not in _theirs and _ours(tb):
-                kept = _kept(tail, kept)
-                tail = None
+                tail = _copied(_kept(tail, []), None)
                 break
             tb = tb.tb_next
+        if last is None:
+            head = tail
+        else:
+            last.tb_next = tail
     else:
-        tail = None
         found = None
         above = _kept(group.__traceback__, [])
         for exc, exc_above in _walk(group, classes, above, children):
@@ -125,11 +148,8 @@ def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore"
         if found is None:
             return None
         leaf, kept = found
-    tb = tail
-    for entry in reversed(kept):
-        lineno = entry.tb_lineno
-        tb = TracebackType(tb, entry.tb_frame, entry.tb_lasti, -1 if lineno is None else lineno)
-    leaf.__traceback__ = tb
+        head = _copied(kept, None)
+    leaf.__traceback__ = head
     if leaf.__context__ is None:
         context = group.__context__
         # _chain's first step, inline for the common cases: a group raised in a handler for the leaf
@@ -211,7 +231,11 @@ class collapse:
     def __exit__(self, exc_type: "_ExcType", exc: "_Exc", tb: "_Traceback") -> "Literal[False]":
         if exc is None:
             return False
-        classes = group_classes()
+        # As the engine at each statement: without the backport imported or seen, a test of the
+        # modules' dict, which calls nothing, stands for group_classes() (2.2k instructions on 3.8).
+        if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
+            group_classes()
+        classes = _classes.GROUPS
         if not isinstance(exc, classes):
             return False
         try:
@@ -241,7 +265,9 @@ class collapse:
     async def __aexit__(self, exc_type: "_ExcType", exc: "_Exc", tb: "_Traceback") -> "Literal[False]":
         if exc is None:
             return False
-        classes = group_classes()
+        if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
+            group_classes()
+        classes = _classes.GROUPS
         if not isinstance(exc, classes):
             return False
         try:
