@@ -187,7 +187,7 @@ class catch:
         star = Star(exc)
         for handler, awaitable, part in self._run_handlers(star):
             star.raised(_not_sync(handler, part, awaitable))
-        if star.handled_all():  # the usual case: nothing to make handled, no block needed
+        if star._rest is None and not star._raised:  # all handled (as outcome() would say): no block needed
             star = handler = awaitable = part = exc = None  # type: ignore[assignment]  # see below
             return True
         try:

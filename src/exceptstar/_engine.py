@@ -150,16 +150,20 @@ class Star:
             # The usual clause: a built-in class, valid, which matches no group whole.  Our group with its own
             # derive, no notes, flat (built-in leaves, which cannot change class) comes apart by member type,
             # inline: its parts as _split._parts makes them, the rest kept as what it is made of (``_Flat``).
-            if type(rest) is _PureEG and not rest.__dict__:
-                message, excs, member_types, _ = rest._state
-                if member_types is not None and member_types <= _BUILTIN_EXCEPTIONS:
-                    rest = message, excs, member_types, rest.__traceback__, rest.__context__, rest.__cause__
             if type(rest) is tuple:
                 message, excs, member_types, tb, context, cause = rest
+                flat = True
+            elif type(rest) is _PureEG and not rest.__dict__:
+                message, excs, member_types, _ = rest._state  # type: ignore[assignment]  # None: tested next
+                flat = member_types is not None and member_types <= _BUILTIN_EXCEPTIONS
+                tb, context, cause = rest.__traceback__, rest.__context__, rest.__cause__
+            else:
+                flat = False
+            if flat:
                 matching = {*filter(types.__subclasscheck__, member_types)}
                 rest_types = member_types - matching
                 if not matching:
-                    self._rest, self._done = rest, self._done + 1
+                    self._rest, self._done = (message, excs, member_types, tb, context, cause), self._done + 1
                     return None
                 if not rest_types:
                     matched, members, rest = [*excs], excs, None
@@ -278,10 +282,6 @@ class Star:
     def raised(self, exc: BaseException) -> None:
         """Record what the handler of the last matched clause raised."""
         self._raised += (exc,)  # type: ignore[operator]
-
-    def handled_all(self) -> bool:
-        """Whether nothing would propagate: every part matched, no handler raised."""
-        return self._rest is None and not self._raised
 
     def outcome(self, settled: bool = True) -> "Optional[BaseException]":
         """What propagates (None: nothing), made the handled exception.
