@@ -11,8 +11,8 @@ to be the whole tree's, or the whole tree is used (always on PyPy: no CPython co
 import builtins
 import sys
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, compress
-from operator import attrgetter, itemgetter
+from itertools import accumulate, compress, count, repeat
+from operator import attrgetter, itemgetter, not_
 
 from exceptstar._compiler.finally_flow import may_leave_finally
 from exceptstar._compiler.joined import with_functions
@@ -91,14 +91,12 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
                                if holds_star(first, end)], filename, flags, optimize)
         if code is not None or not _stubbing_pays(_counts(text)):
             return code
-    import re  # here, not at the top: an import that takes the path above never needs it
-
     edited = list(source_lines)
-    code_at_0 = re.compile(_CODE_AT_0).search
-    # Bodies read in place (not joined) when the text has no \r (`^` follows \n only) and none of the words below.
-    whole = rewritten.isascii() and "\r" not in rewritten and "global" not in rewritten \
+    # Bodies not read one by one when the text has none of the words below.
+    whole = rewritten.isascii() and "global" not in rewritten \
         and not any(trigger in rewritten for trigger in TRIGGERS)
-    starts = [0, *accumulate(map(len, source_lines))] if whole else []  # each line's offset
+    # The lines with code at column 0 (each starts a statement, or continues one), found once in C.
+    code_rows = list(compress(count(1), map(not_, map(str.startswith, source_lines, repeat(_NOT_AT_0)))))
     stubbed = {}  # (name, first line) -> the native code of a stubbed function
     for const, first, body, end in _top_level_functions(native, source_lines):
         if holds_star(first, end):
@@ -113,7 +111,8 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
                 continue
         # Module-level code that has no line of its own (`while 0:` and its
         # block, whose names 3.8 and 3.9 still list): not the body's.
-        if code_at_0(rewritten, starts[body - 1], starts[end]) if whole else code_at_0(blanked.replace("\r", "\n")):
+        row = bisect_left(code_rows, body)
+        if row < len(code_rows) and code_rows[row] <= end:
             continue
         if not _stub(edited, body, end):
             return None
@@ -160,7 +159,6 @@ def _stubbing_pays(counts: "Tuple[int, int, int]", starred: "Optional[List[Tuple
 
 # What a line that holds no code at column 0 starts with (a code line at 0 starts a statement).
 _NOT_AT_0 = (" ", "\t", "\f", "\n", "\r", "#")
-_CODE_AT_0 = r"(?m)^[^ \t\f\n\r#]"
 _ASCII = bytes(range(128))
 
 
