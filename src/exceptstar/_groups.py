@@ -100,7 +100,7 @@ class BaseExceptionGroup(BaseException):
                     count = len(exceptions)
                     self: _Self
                     if count == 1:
-                        # The commonest group, without map's and tuple()'s calls (a third of its making on 3.8).
+                        # The commonest group, without map's and tuple()'s calls (a sixth of its making on 3.8).
                         member, = exceptions
                         member_type = type(member)
                         if issubclass(member_type, Exception):
