@@ -112,7 +112,8 @@ def _constants(values: "Iterable[Any]") -> "Iterator[Any]":
             if _TUPLES_SHARED:
                 yield value
         elif kind is str:
-            if not (value.isascii() and value.replace("_", "a").isalnum()):
+            # isidentifier first: no copy for the usual name (a module's function names).
+            if not (value.isascii() and (value.isidentifier() or value.replace("_", "a").isalnum())):
                 yield value
         elif kind is int:
             if not -5 <= value <= 256:
