@@ -366,8 +366,8 @@ class _StarTry:
         recover = ast.Assign([ast.Name(self.part, _STORE)], ast.Name(self.star, _LOAD))
         position_all([recover], recovered)
         # Every part taken, nothing raised: no call, outcome() would say None (the usual way falls through again).
-        handled = new(ast.BoolOp, _AND, [new(ast.Compare, self._attribute("_rest"), [_IS], [self._none()]),
-                                         new(ast.UnaryOp, _NOT, self._attribute("_raised"))])
+        handled = new(ast.BoolOp, ast.And(), [new(ast.Compare, self._attribute("_rest"), [_IS], [self._none()]),
+                                              new(ast.UnaryOp, ast.Not(), self._attribute("_raised"))])
         return [
             new(ast.If, handled, [new(ast.Pass)], [
                 self._guard([outcome()], 0, [recover]),
@@ -437,7 +437,7 @@ class _StarTry:
 
 # Context and operator nodes carry no position: one of each serves every use, as in the parser's trees.
 _LOAD, _STORE, _DEL = ast.Load(), ast.Store(), ast.Del()
-_ADD, _IS, _IS_NOT, _AND, _NOT = ast.Add(), ast.Is(), ast.IsNot(), ast.And(), ast.Not()
+_ADD, _IS, _IS_NOT = ast.Add(), ast.Is(), ast.IsNot()
 
 
 class _Unshared(dict):  # type: ignore[type-arg]
