@@ -25,7 +25,7 @@ from support.leaves_trees import Counted, Counting, build, entries, random_spec
 from support.processes import PURE_HERE, call
 
 import exceptstar
-from exceptstar import BaseExceptionGroup, ExceptionGroup, _collapse, collapse, leaf_exceptions
+from exceptstar import BaseExceptionGroup, ExceptionGroup, collapse, leaf_exceptions
 from exceptstar._frames import is_own
 
 Entry = Tuple[Any, int, int]
@@ -271,21 +271,6 @@ def test_async_with() -> None:
     assert chain(error.__traceback__)[-5:] == chain(seen.leaves[0][1])[-5:]
     assert names(error.__traceback__)[-7:] == ["main", "main", *PATH]
     assert not any(is_own(e) for e in entries(error.__traceback__))
-
-
-def test_the_instance_raised_inside_keeps_nothing_alive() -> None:
-    # __exit__ raises one shared instance for an except block of its own: neither form may leave the
-    # group (and through it the leaf and the user's frames) on it, nor a traceback entry of its own.
-    async def main() -> None:
-        async with collapse():
-            raise ExceptionGroup("async", [ValueError(2)])
-
-    with pytest.raises(ValueError), collapse():
-        raise ExceptionGroup("sync", [ValueError(1)])
-    assert _collapse._SETTLE.__traceback__ is None and _collapse._SETTLE.__context__ is None
-    with pytest.raises(ValueError):
-        asyncio.run(main())
-    assert _collapse._SETTLE.__traceback__ is None and _collapse._SETTLE.__context__ is None
 
 
 # --- an interrupt inside the machinery ----------------------------------------------
