@@ -144,16 +144,18 @@ class Star:
         matched as a whole is returned as is); otherwise ``None``.
         """
         rest = self._rest
+        rest_kind = type(rest)
         part: Optional[BaseException]
-        if type(types) is type and types in PLAIN and _PureEG.derive is _DEFAULT_DERIVE \
-                and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE:
+        # The group's kind first: a naked exception goes on at once to the path below.
+        if (rest_kind is tuple or rest_kind is _PureEG) and type(types) is type and types in PLAIN \
+                and _PureEG.derive is _DEFAULT_DERIVE and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE:
             # The usual clause: a built-in class, valid, which matches no group whole.  Our group with its own
             # derive, no notes, flat (built-in leaves, which cannot change class) comes apart by member type,
             # inline: its parts as _split._parts makes them, the rest kept as what it is made of (``_Flat``).
-            if type(rest) is tuple:
+            if rest_kind is tuple:
                 message, excs, member_types, tb, context, cause = rest
                 flat = True
-            elif type(rest) is _PureEG and not rest.__dict__:
+            elif not rest.__dict__:
                 message, excs, member_types, _ = rest._state  # type: ignore[assignment]  # None: tested next
                 flat = member_types is not None and member_types <= _BUILTIN_EXCEPTIONS
                 tb, context, cause = rest.__traceback__, rest.__context__, rest.__cause__
@@ -196,7 +198,7 @@ class Star:
                         set_exc_info(_PURE_EG_ID, id(group), id(tb))
                 self._rest, self._done = rest, self._done + 1
                 return part
-        if isinstance(rest, tuple):  # left by the path above, for a clause it does not take
+        if rest_kind is tuple:  # left by the path above, for a clause it does not take
             rest = self._rest = _flat_group(rest[0], [*rest[1]], *rest[1:])
         if type(types) is type:
             # The common case, a plain class, checked and matched inline.

@@ -26,9 +26,7 @@ names escape class-private mangling::
             e = None
             del e
         ...                     (the same for every clause)
-        if __es_star_N__._rest is None and not __es_star_N__._raised:
-            pass                                  # all handled: outcome() would say None
-        else:
+        if not ((__es_star_N__._rest is None) & (not __es_star_N__._raised)):   # else all handled: no call
             try:
                 __es_part_N__ = __es_star_N__.outcome()
             except:
@@ -61,7 +59,8 @@ runs signal handlers on entering any except block, on taken conditional jumps
 (3.10) and between almost any two instructions (3.8, 3.9), and an exception a
 tracer raises on a line event lands on the instruction of that line; there the
 exception propagates alone, as from a plain ``except`` block, and at module
-level the names may stay.  (On 3.10 the usual way takes no conditional jump.)
+level the names may stay.  (On 3.10 the only conditional jumps taken on the
+way out are those past the re-raise when nothing propagates: nothing to lose.)
 
 Generated nodes carry the position of the user construct they stand for (a
 clause's machinery that of its ``except*`` line), so tracebacks, line events
@@ -365,14 +364,16 @@ class _StarTry:
         # Fresh nodes (never shared ones): they are positioned afterwards.
         recover = ast.Assign([ast.Name(self.part, _STORE)], ast.Name(self.star, _LOAD))
         position_all([recover], recovered)
-        # Every part taken, nothing raised: no call, outcome() would say None (the usual way falls through again).
-        handled = new(ast.BoolOp, ast.And(), [new(ast.Compare, self._attribute("_rest"), [_IS], [self._none()]),
-                                              new(ast.UnaryOp, ast.Not(), self._attribute("_raised"))])
+        # Every part taken, nothing raised: no call, outcome() would say None.  One test, `&` of two bools, not
+        # `and`: the way on with something to propagate falls through to the guard, taking no conditional jump
+        # (3.10 runs signal handlers on one); only the way where nothing can be lost jumps.
+        handled = new(ast.BinOp, new(ast.Compare, self._attribute("_rest"), [_IS], [self._none()]), ast.BitAnd(),
+                      new(ast.UnaryOp, ast.Not(), self._attribute("_raised")))
         return [
-            new(ast.If, handled, [new(ast.Pass)], [
+            new(ast.If, new(ast.UnaryOp, ast.Not(), handled), [
                 self._guard([outcome()], 0, [recover]),
                 new(ast.If, usual, [new(ast.Pass)], [outcome()]),
-                new(ast.If, self._part_is_set(), [self._release(), self._raise()], [])]),
+                new(ast.If, self._part_is_set(), [self._release(), self._raise()], [])], []),
             self._release(),
         ]
 
