@@ -144,7 +144,7 @@ class Star:
         matched as a whole is returned as is); otherwise ``None``.
         """
         rest = self._rest
-        rest_kind = type(rest)
+        rest_kind: type = type(rest)
         part: Optional[BaseException]
         # The group's kind first: a naked exception goes on at once to the path below.
         if (rest_kind is tuple or rest_kind is _PureEG) and type(types) is type and types in PLAIN \
@@ -153,12 +153,12 @@ class Star:
             # derive, no notes, flat (built-in leaves, which cannot change class) comes apart by member type,
             # inline: its parts as _split._parts makes them, the rest kept as what it is made of (``_Flat``).
             if rest_kind is tuple:
-                message, excs, member_types, tb, context, cause = rest
+                message, excs, member_types, tb, context, cause = rest  # type: ignore[misc]  # a _Flat
                 flat = True
             elif not rest.__dict__:
-                message, excs, member_types, _ = rest._state  # type: ignore[assignment]  # None: tested next
+                message, excs, member_types, _ = rest._state  # type: ignore[union-attr]  # an ExceptionGroup; None: tested next
                 flat = member_types is not None and member_types <= _BUILTIN_EXCEPTIONS
-                tb, context, cause = rest.__traceback__, rest.__context__, rest.__cause__
+                tb, context, cause = rest.__traceback__, rest.__context__, rest.__cause__  # type: ignore[union-attr]
             else:
                 flat = False
             if flat:
@@ -199,7 +199,7 @@ class Star:
                 self._rest, self._done = rest, self._done + 1
                 return part
         if rest_kind is tuple:  # left by the path above, for a clause it does not take
-            rest = self._rest = _flat_group(rest[0], [*rest[1]], *rest[1:])
+            rest = self._rest = _flat_group(rest[0], [*rest[1]], *rest[1:])  # type: ignore[index]
         if type(types) is type:
             # The common case, a plain class, checked and matched inline.
             if not real_issubclass(BaseException, types):
@@ -215,7 +215,7 @@ class Star:
         part = None
         if full:
             if isinstance(rest, _classes.GROUPS):
-                part = rest
+                part = rest  # type: ignore[assignment]  # a group (built above if it was a _Flat)
             else:
                 # BaseExceptionGroup('', (rest,)), with the traceback CPython gives it (inline: this runs
                 # on every naked exception a clause takes).  The pure group is made without the checks

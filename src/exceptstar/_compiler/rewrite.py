@@ -364,9 +364,8 @@ class _StarTry:
         # Fresh nodes (never shared ones): they are positioned afterwards.
         recover = ast.Assign([ast.Name(self.part, _STORE)], ast.Name(self.star, _LOAD))
         position_all([recover], recovered)
-        # Every part taken, nothing raised: no call, outcome() would say None.  One test, `&` of two bools, not
-        # `and`: the way on with something to propagate falls through to the guard, taking no conditional jump
-        # (3.10 runs signal handlers on one); only the way where nothing can be lost jumps.
+        # Every part taken, nothing raised: no call.  `&` of two bools, not `and`: the way with something to
+        # propagate takes no conditional jump before the guard (3.10 runs signal handlers on one).
         handled = new(ast.BinOp, new(ast.Compare, self._attribute("_rest"), [_IS], [self._none()]), ast.BitAnd(),
                       new(ast.UnaryOp, ast.Not(), self._attribute("_raised")))
         return [
