@@ -13,7 +13,17 @@ from itertools import repeat
 from exceptstar import _frames, _handled
 from exceptstar._notes import add_note_default
 from exceptstar._rules import MISSING, is_sequence, matcher_of, real_issubclass, repr_of
-from exceptstar._split import _BUILTIN_EXCEPTIONS, _PYPY, _SHORT, _new_exception, _split, _types_of, use_classes
+from exceptstar._split import (
+    _BUILTIN_EXCEPTIONS,
+    _PYPY,
+    _SHORT,
+    _new_exception,
+    _one_type,
+    _split,
+    distinct_types,
+    plain_types,
+    use_classes,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,22 +109,25 @@ class BaseExceptionGroup(BaseException):
                 if (kind is list or kind is tuple) and type(message) is str:
                     count = len(exceptions)
                     self: _Self
-                    if count == 1:
-                        # The commonest group, without map's and tuple()'s calls (a sixth of its making on 3.8).
-                        member, = exceptions
-                        member_type = type(member)
-                        if issubclass(member_type, Exception):
-                            self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore[assignment]
-                            self._state = message, exceptions if kind is tuple else (member,), {member_type}, None
-                            return self
-                    elif count <= _SHORT and count:
-                        excs: Tuple[BaseException, ...] = tuple(exceptions)
-                        member_types = {*map(type, excs)}
-                        if member_types <= _BUILTIN_EXCEPTIONS or \
-                                all(map(issubclass, member_types, repeat(Exception))):
-                            self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore[assignment]
-                            self._state = message, excs, member_types, None
-                            return self
+                    try:  # TypeError: a member's class unhashable (see _split.distinct_types), _new_checked's
+                        if count == 1:
+                            # The commonest group, without map's and tuple()'s calls (a sixth of its making on 3.8).
+                            # One class: hashed (once), never compared, so kept whatever its metaclass.
+                            member, = exceptions
+                            member_type = type(member)
+                            if issubclass(member_type, Exception):
+                                self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore
+                                self._state = message, exceptions if kind is tuple else (member,), {member_type}, None
+                                return self
+                        elif count <= _SHORT and count:
+                            excs: Tuple[BaseException, ...] = tuple(exceptions)
+                            member_types = {*map(type, excs)}
+                            if member_types <= _BUILTIN_EXCEPTIONS or _plain_exceptions(member_types):
+                                self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore
+                                self._state = message, excs, member_types, None
+                                return self
+                    except TypeError:
+                        pass
             given = (message, exceptions, *args) if exceptions is not MISSING else \
                 (message,) if message is not MISSING else ()
             return _new_checked(cls, given)  # type: ignore[return-value]
@@ -182,6 +195,15 @@ _OWN_CLASSES = (BaseExceptionGroup, ExceptionGroup)
 use_classes(BaseExceptionGroup, ExceptionGroup)
 
 
+def _plain_exceptions(member_types: "Set[type]") -> bool:
+    """Whether every class is an Exception whose metaclass is type, hashed by identity (another's may have
+    called distinct classes equal, merging them in the set: ``_new_checked`` tells them apart)."""
+    for member_type in member_types:  # a loop: no calls to make map() and all()
+        if type(member_type) is not type or not issubclass(member_type, Exception):
+            return False
+    return True
+
+
 def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") -> BaseExceptionGroup:
     """BaseExceptionGroup_new: every check, with CPython's errors in its order."""
     if not real_issubclass(BaseExceptionGroup, cls):
@@ -208,18 +230,24 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
     # C tests each member in turn: an exception by its real type, then an Exception by isinstance(), which asks
     # the __class__ of one whose real type is no Exception (that may run code, and claim Exception).  Per distinct
     # type when every type is an Exception; else member by member, in order.
-    types = list(_types_of(excs, list)) if _PYPY else list(map(type, excs))
-    first = types[0]
-    member_types: Optional[Set[type]]
-    if types.count(first) == len(types):
-        member_types = {first}
-        checked: Any = member_types
+    # One type found as _split._types_of finds it: a short group's, by hashing (below), with no ==.
+    first = type(excs[0])
+    if _PYPY:
+        one = _one_type(excs, first)
+        types = [first] if one else list(map(type, excs))
     else:
-        # Few distinct types: the set, kept for split.  Many (10,000 classes): checked in the members'
-        # order (hash order misses the CPU cache on every one), the set left to the first split.
-        member_types = set(types) if len(types) <= _FEW_TYPES * 8 or \
-            len(set(types[:_FEW_TYPES * 8])) <= _FEW_TYPES else None
-        checked = types if member_types is None else member_types
+        types = list(map(type, excs))
+        one = len(types) == 1 or (len(types) > _SHORT and types.count(first) == len(types))
+    member_types: Optional[Set[type]]
+    if one:
+        member_types = {first} if plain_types(types[:1]) else None  # tested before it is hashed
+    else:
+        # Few distinct types: the set, kept for split (None: a class not plain, only identity tells apart).
+        # Many (10,000 classes): checked in the members' order (hash order misses the CPU cache on every one),
+        # the set left to the first split.
+        member_types = distinct_types(types) if len(types) <= _FEW_TYPES * 8 or \
+            len(distinct_types(types[:_FEW_TYPES * 8]) or ()) <= _FEW_TYPES else None
+    checked: Any = types if member_types is None else member_types
     # issubclass() with an exact type as the class is the real MRO test (PyObject_IsSubclass's fast path).
     if all(map(issubclass, checked, repeat(Exception))):
         nests_base_exceptions = False

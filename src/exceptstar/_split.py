@@ -2,6 +2,11 @@
 loop), the flat split by member type, ``subset`` (``exceptiongroup_subset``, for every kind of group), a valid
 group built without construction's checks (``_build_valid``), and the member-type count both use.
 
+A set of member types is exact only for classes that hash and compare as ``type`` does, by identity (C tests
+each member's real type and never calls a metaclass's ``__hash__`` or ``__eq__``): a group's stored set is
+trusted only when it holds built-in classes; ``_types_of`` gives a set of plain ones (``plain_types``) or
+None, and a group with another class is then taken apart member by member.
+
 It imports nothing of ``_groups``: ``_groups`` hands its two classes over once they exist (``use_classes``), so
 data flows one way; the functions read them as module globals, which costs a split no more than a name lookup.
 """
@@ -48,17 +53,62 @@ def use_classes(base: "Type[_BEG]", group: "Type[_BEG]") -> None:
     _DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE = base.derive, base.__getattribute__
 
 
-def _types_of(excs: "Sequence[BaseException]", collect: "Callable[[Iterable[type]], Any]" = set) -> "Any":
-    """The members' types, in a set, or as ``collect`` gathers them if more than one (the usual group has one,
-    found by counting, far cheaper; on PyPy by a loop its JIT compiles: a list of types costs there)."""
+_TYPE_HASH, _TYPE_EQ = type.__hash__, type.__eq__
+
+
+def plain_types(member_types: "Iterable[type]") -> bool:
+    """Whether every class hashes and compares as ``type`` does (the pointer, identity), so that a set of
+    them, and ``==`` between them, run no code and tell distinct classes apart (ABCMeta's classes do)."""
+    for member_type in member_types:  # a loop: no generator frame; few distinct types
+        meta = type(member_type)
+        if meta is not type and (meta.__hash__ is not _TYPE_HASH or meta.__eq__ is not _TYPE_EQ):
+            return False
+    return True
+
+
+def distinct_types(types: "Iterable[type]") -> "Optional[Set[type]]":
+    """The set of ``types``, or None when one of them hashes or compares otherwise (``plain_types``): only
+    identity tells those apart, and their metaclass's ``__hash__`` has run once each, which C never calls."""
+    try:
+        distinct = set(types)
+    except TypeError:  # a metaclass with __hash__ None (one defining __eq__ alone)
+        return None
+    return distinct if plain_types(distinct) else None
+
+
+def _one_type(excs: "Iterable[BaseException]", first: type) -> bool:
+    """Whether every member's real type is ``first``, by identity (on PyPy: a loop its JIT compiles)."""
+    for exc in excs:  # noqa: SIM110 - no generator frame, as all() would need
+        if type(exc) is not first:
+            return False
+    return True
+
+
+def _types_of(excs: "Sequence[BaseException]") -> "Optional[Set[type]]":
+    """The members' types, in a set, or None if one is not plain (``distinct_types``).  A short group's are set
+    apart by hashing; a long one's usual single type is found by counting (far cheaper than a set; it compares
+    nothing when all are one), on PyPy by a loop its JIT compiles (a list of types costs there).  Several are
+    set apart by hashing: a count's ``==`` would ask a metaclass's ``__eq__``, which may call them equal."""
     first = type(excs[0])
     if _PYPY:
-        for exc in excs:
-            if type(exc) is not first:
-                return collect(map(type, excs))
-        return {first}
-    types = list(map(type, excs))
-    return {first} if types.count(first) == len(types) else collect(types)
+        if not _one_type(excs, first):
+            return distinct_types(map(type, excs))
+    elif len(excs) > _SHORT:
+        types = list(map(type, excs))
+        if types.count(first) != len(types):
+            return distinct_types(types)
+    else:
+        try:
+            distinct = {*map(type, excs)}
+        except TypeError:  # see distinct_types
+            return None
+        if not distinct <= _BUILTIN_EXCEPTIONS:
+            for member_type in distinct:  # the usual classes' test inline: no call
+                if type(member_type) is not type:
+                    return distinct if plain_types(distinct) else None
+        return distinct
+    # One type, tested before it is hashed.
+    return {first} if type(first) is type or plain_types((first,)) else None
 
 
 # C splits recursively, within 3.13's C recursion limit (10,000 calls, of which a split called from the top
@@ -75,6 +125,9 @@ def _split_open(group: "_BEG", matcher: "Matcher", construct_rest: bool,
     if matcher.__class__ is TypeMatcher:  # one of ours: no __class__ of its own
         if member_types is None or not member_types <= _BUILTIN_EXCEPTIONS:
             member_types = _types_of(excs)  # a member of a class made in Python may have changed class since
+            if member_types is None:  # a class not plain: each member matched by the matcher, in order
+                stack.append((group, iter(excs), [], [], None))
+                return None
         matching = set()
         for member_type in member_types:  # loops: no comprehension frame on this hot path
             for t in matcher:
@@ -210,7 +263,8 @@ def _build_valid(message: str, excs: "Sequence[BaseException]", member_types: "O
         if member_types is None:
             member_types = _types_of(excs)
         cls = ExceptionGroup
-        for member_type in member_types:  # a loop: no generator to create on this hot path
+        # A loop: no generator to create on this hot path.  Without a set (a class not plain), member by member.
+        for member_type in map(type, excs) if member_types is None else member_types:
             if not real_issubclass(Exception, member_type):
                 # As in construction: isinstance() on every member, which may ask its __class__.
                 if False in [*map(isinstance, excs, repeat(Exception))]:
