@@ -231,16 +231,17 @@ def _new_checked(cls: "Type[BaseExceptionGroup]", args: "Tuple[object, ...]") ->
     # the __class__ of one whose real type is no Exception (that may run code, and claim Exception).  Per distinct
     # type when every type is an Exception; else member by member, in order.
     # One type found as _split._types_of finds it: a short group's, by hashing (below), with no ==.
-    first = type(excs[0])
     if _PYPY:
+        first = type(excs[0])
         one = _one_type(excs, first)
         types = [first] if one else list(map(type, excs))
     else:
         types = list(map(type, excs))
-        one = len(types) == 1 or (len(types) > _SHORT and types.count(first) == len(types))
+        first, count = types[0], len(types)
+        one = count == 1 or (count > _SHORT and types.count(first) == count)
     member_types: Optional[Set[type]]
     if one:
-        member_types = {first} if plain_types(types[:1]) else None  # tested before it is hashed
+        member_types = {first} if type(first) is type or plain_types((first,)) else None  # tested unhashed
     else:
         # Few distinct types: the set, kept for split (None: a class not plain, only identity tells apart).
         # Many (10,000 classes): checked in the members' order (hash order misses the CPU cache on every one),
