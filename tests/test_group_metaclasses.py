@@ -6,7 +6,7 @@ its metaclass's ``__eq__``.  The pure classes keep sets of member types for spee
 them classes that hash or compare otherwise: unhashable (a metaclass defining ``__eq__`` alone), a
 Python ``__hash__``/``__eq__`` that count their calls, an ``__eq__`` that calls every class equal (with a
 constant hash, so that a set would merge the classes), and ABCMeta (which keeps type's).  Groups of one,
-two and three members and of 40 (past the short groups' paths), in both orders.
+two and three members and of 40 (past the short groups' paths), in both orders, and nested ones.
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ for kind, meta in KINDS.items():
         "AVB": [A(), ValueError(), B()], "AK": [A(), K()], "VK": [ValueError(), K()],
         "AB40": [A(), B()] * 20, "VA40": [ValueError()] + [A()] * 39, "AV40": [A()] * 39 + [ValueError()],
         "A40": [A()] * 40, "AK40": [A()] * 39 + [K()],
+        "nested": [A(), ExceptionGroup("i", [B(), ValueError()]), BaseExceptionGroup("j", [A(), K()])],
     }
     for name, members in shapes.items():
         row = {}
