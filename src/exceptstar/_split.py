@@ -102,10 +102,9 @@ def _types_of(excs: "Sequence[BaseException]") -> "Optional[Set[type]]":
             distinct = {*map(type, excs)}
         except TypeError:  # see distinct_types
             return None
-        if not distinct <= _BUILTIN_EXCEPTIONS:
-            for member_type in distinct:  # the usual classes' test inline: no call
-                if type(member_type) is not type:
-                    return distinct if plain_types(distinct) else None
+        for member_type in distinct - _BUILTIN_EXCEPTIONS:  # the usual classes' test inline: no call
+            if type(member_type) is not type:
+                return distinct if plain_types(distinct) else None
         return distinct
     # One type, tested before it is hashed.
     return {first} if type(first) is type or plain_types((first,)) else None
