@@ -17,6 +17,9 @@ from typing import Any, Dict, Tuple
 import pytest
 from support.processes import ours_and_newest
 
+# Each scenario runs in child processes (ours and the newest native CPython).
+pytestmark = pytest.mark.needs_processes
+
 SCENARIOS = r'''
 import abc, json, sys
 import exceptstar
