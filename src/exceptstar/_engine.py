@@ -23,7 +23,16 @@ from exceptstar._groups import BaseExceptionGroup as _PureBEG
 from exceptstar._groups import ExceptionGroup as _PureEG
 from exceptstar._reraise import prep_reraise_star
 from exceptstar._rules import TypeMatcher, real_issubclass
-from exceptstar._split import _BUILTIN_EXCEPTIONS, _build_valid, _new_exception, _split
+
+# _DEFAULT_DERIVE and _DEFAULT_GETATTRIBUTE: set when _groups (imported above) handed _split its classes.
+from exceptstar._split import (
+    _BUILTIN_EXCEPTIONS,
+    _DEFAULT_DERIVE,
+    _DEFAULT_GETATTRIBUTE,
+    _build_valid,
+    _new_exception,
+    _split,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,7 +93,6 @@ if hasattr(builtins, "BaseExceptionGroup"):
 _PLAIN_SPLITS: "Set[object]" = {getattr(cls, "split") for cls in _PLAIN_GROUPS}  # noqa: B009
 _PLAIN_DERIVES: "Set[object]" = {getattr(cls, "derive") for cls in _PLAIN_GROUPS}  # noqa: B009
 _PLAIN_GETATTRIBUTES: "Set[object]" = {cls.__getattribute__ for cls in _PLAIN_GROUPS}
-_DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE = _PureBEG.derive, _PureBEG.__getattribute__
 _PURE_EG_ID = id(_PureEG)
 
 
