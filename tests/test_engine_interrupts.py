@@ -268,3 +268,53 @@ def test_an_interrupt_at_the_end_goes_with_the_rest_as_raised_by_the_last_handle
     assert native.returncode == 0, native.stderr
     assert got == json.loads(native.stdout)
     assert got[0] == "BaseExceptionGroup('', [KeyboardInterrupt(), ExceptionGroup('eg', [TypeError(2)])])"
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 10) or PYPY,
+                    reason="3.10 runs signal handlers on a taken conditional jump; elsewhere they run elsewhere")
+def test_the_way_to_what_propagates_takes_no_conditional_jump() -> None:
+    # Between the last clause's match and outcome(), a statement with a rest to propagate runs
+    # scaffolding that no guard covers: a signal handler there would raise alone, and the rest and
+    # what the handlers raised would be lost.  So the way there takes no conditional jump.
+    import dis
+
+    import exceptstar
+
+    namespace: Dict[str, Any] = {}
+    exec(exceptstar.compile(
+        "def statement():\n"
+        "    try:\n"
+        "        raise ExceptionGroup('eg', [ValueError(1), TypeError(2), OSError(3)])\n"
+        "    except* TypeError:\n"
+        "        pass\n"
+        "    except* ValueError:\n"
+        "        raise KeyError('from the handler')\n", "<statement>", "exec"), namespace)
+    code = namespace["statement"].__code__
+    conditional = {instruction.offset for instruction in dis.get_instructions(code)
+                   if "JUMP_IF" in instruction.opname or instruction.opname == "JUMP_IF_NOT_EXC_MATCH"}
+    events: List[Any] = []
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code is code:
+            frame.f_trace_opcodes = True
+            if event == "opcode":
+                events.append(frame.f_lasti)
+            return tracer
+        if event == "call" and frame.f_code.co_name in ("match", "outcome"):
+            events.append(frame.f_code.co_name)
+        return None
+
+    sys.settrace(tracer)
+    try:
+        namespace["statement"]()
+    except BaseException as error:
+        propagated = error
+    finally:
+        sys.settrace(None)
+    assert type(propagated).__name__ == "ExceptionGroup"
+    assert [type(e).__name__ for e in propagated.exceptions] == ["KeyError", "ExceptionGroup"]
+    start = len(events) - 1 - events[::-1].index("match")
+    end = events.index("outcome", start)
+    offsets = [event for event in events[start + 1:end] if isinstance(event, int)]
+    taken = [(here, there) for here, there in zip(offsets, offsets[1:]) if here in conditional and there != here + 2]
+    assert offsets and not taken
