@@ -29,7 +29,7 @@ from exceptstar._version import __version__
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import CodeType
-    from typing import Optional, Tuple
+    from typing import Dict, Optional, Tuple
 
 # Cached code calls runtime's names: a release that changes what the rewrite
 # generates has a new version, and so never reads an older release's code.
@@ -67,7 +67,8 @@ def read_pyc(path: str, header: bytes, source_path: str) -> "Optional[CodeType]"
     if data[:16] != header and not _hash_pyc_valid(data, source_path):
         return None
     try:
-        code = marshal.loads(data[16:])
+        # A view, as importlib reads its own: the code is not copied first.
+        code = marshal.loads(memoryview(data)[16:])
     except (EOFError, ValueError, TypeError):
         return None
     return code if type(code) is type(read_pyc.__code__) else None
@@ -114,7 +115,20 @@ def write_pyc(path: str, code: "CodeType", source: bytes, stat: "os.stat_result"
         flags = 0
     header = MAGIC_NUMBER + flags.to_bytes(4, "little") + _source_hash(source) if flags else pyc_header(stat)
     mode = (stat.st_mode & 0o777) | 0o200
-    SourceFileLoader("", path).set_data(path, header + marshal.dumps(code), _mode=mode)
+    SourceFileLoader("", path).set_data(path, header + marshal.dumps(_shared(code, {})), _mode=mode)
+
+
+def _shared(code: "CodeType", seen: "Dict[bytes, bytes]") -> "CodeType":
+    """``code`` with its equal bytecode strings and line tables one object each."""
+    # CPython 3.8 and 3.9 give each code object its own, which marshal then
+    # writes out and loads once per code: the rewrite's alike handlers would
+    # double the file and the time to load it.  3.10+ compile equal ones as
+    # one object; PyPy's marshal writes a code's strings whole anyway.
+    if sys.version_info >= (3, 10) or sys.implementation.name != "cpython":
+        return code
+    consts = tuple(_shared(const, seen) if type(const) is type(code) else const for const in code.co_consts)
+    return code.replace(co_consts=consts, co_code=seen.setdefault(code.co_code, code.co_code),
+                        co_lnotab=seen.setdefault(code.co_lnotab, code.co_lnotab))
 
 
 def main_code(source: bytes, filename: str, path: "Optional[str]") -> "CodeType":
