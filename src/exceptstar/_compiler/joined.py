@@ -155,7 +155,7 @@ def _key(value: "Any") -> "Any":
     if kind is tuple:
         return tuple(map(_key, value)), value
     if kind is frozenset:
-        if _holds_a_name(value):
+        if holds_a_name(value):
             # A code object interns the name-like strings among its constants,
             # and makes such a frozenset anew for itself when one of them was
             # interned before (CPython's intern_string_constants): whether one
@@ -177,14 +177,14 @@ def _key(value: "Any") -> "Any":
     return id(value), value
 
 
-def _holds_a_name(value: "Any") -> bool:
+def holds_a_name(value: "Any") -> bool:
     """Whether ``value`` holds, at any depth, a string of ASCII letters, digits and underscores
     that may be made anew (not ``''`` or one character: the interpreter has one of each)."""
     for item in value:
         if type(item) is str:
             if len(item) > 1 and item.isascii() and item.replace("_", "a").isalnum():
                 return True
-        elif type(item) is tuple and _holds_a_name(item):
+        elif type(item) is tuple and holds_a_name(item):
             return True
     return False
 

@@ -3,8 +3,8 @@
 Building a tree costs more than a native compile, however few the clauses.
 ``compile_stubbed`` gives the whole-tree path's code (``transform``) with a
 tree of only what must be rewritten: the functions that hold a star, and the
-module-level code unless the code is a module's own (an import).  Every other
-function's code is the native compile's, put in place of a stub.  Each part is checked
+module-level code unless the code is a module's own (an import) or, on 3.8 and 3.9, its
+prologue can be compiled from text (``prologue_text``).  Every other function's code is the native compile's, put in place of a stub.  Each part is checked
 to be the whole tree's, or the whole tree is used (always on PyPy: no CPython code objects).
 """
 
@@ -16,6 +16,7 @@ from operator import attrgetter, itemgetter, not_
 
 from exceptstar._compiler.finally_flow import may_leave_finally
 from exceptstar._compiler.joined import with_functions
+from exceptstar._compiler.prologue_text import PROLOGUE_AS_TEXT, compile_with_prologue, first_statement
 from exceptstar._compiler.source import filename_text, future_flags, mark, quick_scan
 from exceptstar._compiler.source import lines as lines_of
 from exceptstar._compiler.syntax import check_tree
@@ -62,8 +63,11 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     source_lines = lines_of(rewritten)
     star_rows = sorted({row for row, _ in stars})
     functions = _star_functions(source_lines, star_rows)
-    if native_module and functions is not None:
-        code = _stars_apart(text, source_lines, stars, functions, filename, flags, optimize)
+    # Not a module's own code: the prologue's text compiled with it, where its line is told (3.8, 3.9).
+    row = first_statement(source_lines, flags) if not module and functions is not None and PROLOGUE_AS_TEXT \
+        and _names_in_ascii(text) and "ExceptionGroup" not in text else None
+    if functions is not None and (native_module or row is not None):
+        code = _stars_apart(text, source_lines, stars, functions, filename, flags, optimize, row)
         if code is not None:
             return code
     # The star-free functions' code is all that is taken from the native compile on the stubbing path, and a
@@ -163,7 +167,7 @@ _ASCII = bytes(range(128))
 
 
 def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: "List[Tuple[int, int, int]]",
-                 filename: "Any", flags: int, optimize: int) -> "Any":
+                 filename: "Any", flags: int, optimize: int, row: "Optional[int]" = None) -> "Any":
     """``_native_module``'s code with the native compile spared the functions that
     hold a star (as ``_star_functions`` read them): None when it warns, or the
     reading is not borne out.
@@ -181,7 +185,7 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
     if any("global" in "".join(source_lines[body - 1:end]) for _, body, end in functions):
         return None  # see compile_stubbed: it changes the module-level code
     kept, _ = _apart(source_lines, [(first, end) for first, _, end in functions])
-    stars_stubbed = _compile_stars_stubbed(source_lines, functions, filename, flags, optimize)
+    stars_stubbed = _compile_stars_stubbed(source_lines, functions, filename, flags, optimize, row)
     if stars_stubbed is None:
         return None
     native, native_text = stars_stubbed
@@ -197,13 +201,16 @@ def _stars_apart(text: str, source_lines: "List[str]", stars: "Any", functions: 
 
 
 def _compile_stars_stubbed(source_lines: "List[str]", functions: "List[Tuple[int, int, int]]", filename: "Any",
-                           flags: int, optimize: int) -> "Optional[Tuple[Any, str]]":
-    """The native compile of the module with the body of each of ``functions`` stubbed,
-    and its text; None if it fails or warns (``_compile_quietly``)."""
+                           flags: int, optimize: int, row: "Optional[int]" = None) -> "Optional[Tuple[Any, str]]":
+    """The native compile of the module with the body of each of ``functions`` stubbed
+    (with the prologue at ``row``), and its text; None if it fails or warns (``_compile_quietly``)."""
     native_lines = list(source_lines)
     for _, body, end in functions:
         _stub(native_lines, body, end)
     native_text = "".join(native_lines)
+    if row is not None:
+        native = compile_with_prologue(native_lines, row, _compile_quietly, filename, flags, optimize)
+        return None if native is None else (native, native_text)
     native = _compile_quietly(native_text, filename, flags, optimize)
     return None if native is None else (native, native_text)
 

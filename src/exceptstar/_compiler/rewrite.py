@@ -91,7 +91,7 @@ _GROUP_NAMES = ("ExceptionGroup", "BaseExceptionGroup")
 # (exec(code, {"__builtins__": {...}})) the module binds it in its globals,
 # found without a single name lookup (see runtime.Anchor).  `if` rather than
 # a bare expression, which mode "single" would print.
-_FIND_RUNTIME = """\
+FIND_RUNTIME = """\
 try:
     if __exceptstar__:
         pass
@@ -145,7 +145,7 @@ def transform(tree: "ast.AST", source: "Optional[str]" = None, prologue: bool = 
         body.insert(first, provide)
     if body:
         first = _prologue_end(body)
-        find_runtime = compile(_FIND_RUNTIME, "<exceptstar>", "exec", ast.PyCF_ONLY_AST).body  # type: ignore[attr-defined]
+        find_runtime = compile(FIND_RUNTIME, "<exceptstar>", "exec", ast.PyCF_ONLY_AST).body  # type: ignore[attr-defined]
         # Where the module's own code starts, not the template's lines 1-8:
         # those are the user's, whose lines a tracer (coverage) must not see run.
         # On 3.10 no line at all: its `except` path would report the first
