@@ -3,9 +3,10 @@
 Building a tree costs more than a native compile, however few the clauses.
 ``compile_stubbed`` gives the whole-tree path's code (``transform``) with a
 tree of only what must be rewritten: the functions that hold a star, and the
-module-level code unless the code is a module's own (an import) or, on 3.8 and 3.9, its
-prologue can be compiled from text (``prologue_text``).  Every other function's code is the native compile's, put in place of a stub.  Each part is checked
-to be the whole tree's, or the whole tree is used (always on PyPy: no CPython code objects).
+module-level code unless the code is a module's own (an import) or, on 3.8 and 3.9,
+its prologue can be compiled from text (``prologue_text``).  Every other function's
+code is the native compile's, put in place of a stub.  Each part is checked to be the
+whole tree's, or the whole tree is used (always on PyPy: no CPython code objects).
 """
 
 import builtins
