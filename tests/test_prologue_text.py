@@ -84,10 +84,10 @@ def test_heads(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("head", ["@decorator\ndef f():\n    pass\n", '"""Doc \\d."""\nx = 1\n',
-                                  '"""Doc."""; x = 1\n'])
+                                  '"""Doc."""; x = 1\n', '"""Doc\0."""\nx = 1\n'])
 def test_heads_left_to_the_tree(head: str) -> None:
     """A decorated first statement (the prologue goes below its decorators), a backslash above the first
-    statement (its escape may warn) or a docstring sharing a line: not read from the text."""
+    statement (its escape may warn), a docstring sharing a line or a null byte: not read from the text."""
     assert prologue_text.first_statement(lines(head + FILLER), 0) is None
 
 

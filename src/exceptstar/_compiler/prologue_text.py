@@ -50,6 +50,8 @@ def first_statement(lines: "List[str]", flags: int) -> "Optional[int]":
             tree = compile(above, "<exceptstar>", "exec", flags | _PyCF_ONLY_AST, True)
         except SyntaxError:
             continue  # inside the docstring (a line of it at column 0), or a statement on several lines
+        except ValueError:
+            return None  # a null byte: the compile that follows says so
         body = tree.body
         docstring = bool(body) and type(body[0]).__name__ == "Expr" and type(body[0].value).__name__ == "Constant" \
             and type(body[0].value.value) is str
