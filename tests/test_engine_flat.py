@@ -219,6 +219,25 @@ def statement():
     except* ExceptionGroup as e:
         seen(2, e)
 """,
+    "clauses of base classes, members of their subclasses": """
+def statement():
+    try:
+        raise_group(ExceptionGroup("eg", leaves((FileNotFoundError, 1), (KeyError, 2), (ZeroDivisionError, 3),
+                                               (IndexError, 4), (UnicodeError, 5),
+                                               (TimeoutError, 6), (RecursionError, 7))))
+    except* ArithmeticError as e:
+        seen(1, e)
+    except* BufferError as e:
+        seen(2, e)
+    except* OSError as e:
+        seen(3, e)
+    except* LookupError as e:
+        seen(4, e)
+    except* ValueError as e:
+        seen(5, e)
+    except* RuntimeError as e:
+        seen(6, e)
+""",
     "inside a handled exception": """
 def statement():
     try:
@@ -244,3 +263,12 @@ def test_flat_groups_as_native() -> None:
     got = outcomes.run_transformed(sources)
     for name, g, e in zip(names, got, expected):
         assert g == e, name
+
+
+def test_each_plain_class_matches_the_builtin_classes_that_issubclass_names() -> None:
+    from exceptstar._clauses import MATCHED_BY, PLAIN
+    from exceptstar._split import _BUILTIN_EXCEPTIONS
+
+    for cls in PLAIN:
+        assert MATCHED_BY[cls] == {member for member in _BUILTIN_EXCEPTIONS if issubclass(member, cls)}, cls
+    assert set(MATCHED_BY) == set(PLAIN)

@@ -1,8 +1,8 @@
 """What an ``except*`` clause's types are, for the engine and ``catch()``.
 
 CPython's check of them (``_PyEval_CheckExceptStarTypeValid``: ``invalid_types_message`` and its two
-messages), ``given_matches`` (``PyErr_GivenExceptionMatches`` once they are valid), and ``PLAIN``: the
-classes that need neither call.
+messages), ``given_matches`` (``PyErr_GivenExceptionMatches`` once they are valid), ``PLAIN``: the
+classes that need neither call, and ``MATCHED_BY``: the built-in classes each of those matches.
 """
 
 import builtins
@@ -14,7 +14,7 @@ from exceptstar._split import _BUILTIN_EXCEPTIONS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Optional, Tuple
+    from typing import Any, FrozenSet, Optional, Tuple
 
 CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
 CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
@@ -25,6 +25,24 @@ _GROUPS = (BaseExceptionGroup, ExceptionGroup, *(getattr(builtins, name) for nam
     "BaseExceptionGroup", "ExceptionGroup") if hasattr(builtins, name)))
 PLAIN = frozenset(cls for cls in _BUILTIN_EXCEPTIONS if not any(
     issubclass(cls, group) or issubclass(group, cls) for group in _GROUPS))
+
+
+
+class _MatchedBy(dict):  # type: ignore[type-arg]  # Dict[type, FrozenSet[type]], which 3.8 cannot subclass
+    """For a class of ``PLAIN``, the built-in classes that it matches, worked out on first use.
+
+    Fixed, as the bases of built-in classes are: the engine splits a flat
+    group's member types by two set operations, with no call per type.
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, cls: type) -> "FrozenSet[type]":
+        matched = self[cls] = frozenset(filter(cls.__subclasscheck__, _BUILTIN_EXCEPTIONS))
+        return matched
+
+
+MATCHED_BY = _MatchedBy()
 
 
 def invalid_types_message(types: object) -> "Optional[str]":

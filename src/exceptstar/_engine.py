@@ -17,7 +17,7 @@ an exception arriving in the middle (``interrupted``) loses nothing.
 import builtins
 import sys
 
-from exceptstar import _classes, _frames, _handled, _pypy, _spans
+from exceptstar import _classes, _clauses, _frames, _handled, _pypy, _spans
 from exceptstar._clauses import CANNOT_CATCH, CANNOT_CATCH_GROUP, PLAIN, given_matches, invalid_types_message
 from exceptstar._groups import BaseExceptionGroup as _PureBEG
 from exceptstar._groups import ExceptionGroup as _PureEG
@@ -94,6 +94,7 @@ _PLAIN_SPLITS: "Set[object]" = {getattr(cls, "split") for cls in _PLAIN_GROUPS} 
 _PLAIN_DERIVES: "Set[object]" = {getattr(cls, "derive") for cls in _PLAIN_GROUPS}  # noqa: B009
 _PLAIN_GETATTRIBUTES: "Set[object]" = {cls.__getattribute__ for cls in _PLAIN_GROUPS}
 _PURE_EG_ID = id(_PureEG)
+_MATCHED_BY = _clauses.MATCHED_BY
 
 
 class Star:
@@ -170,8 +171,9 @@ class Star:
             else:
                 flat = False
             if flat:
-                matching = {*filter(types.__subclasscheck__, member_types)}
-                rest_types = member_types - matching
+                matched_by = _MATCHED_BY[types]
+                matching = member_types & matched_by
+                rest_types = member_types - matched_by
                 if not matching:
                     self._rest, self._done = (message, excs, member_types, tb, context, cause), self._done + 1
                     return None
