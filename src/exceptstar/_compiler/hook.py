@@ -43,6 +43,12 @@ _EXEC_MODULE = _bootstrap_external._LoaderBasics.exec_module.__code__  # type: i
 class ExceptStarLoader(SourceFileLoader):
     """A source loader that transforms ``except*`` and caches the result under its own tag."""
 
+    def __init__(self, fullname: str, path: str, cached: "Optional[str]") -> None:
+        super().__init__(fullname, path)
+        # The normal pyc's path as the spec gives it (None: no bytecode cache), which
+        # importlib computes for the module anyway: not computed a second time here.
+        self._cached = cached
+
     def get_code(self, fullname: str) -> "CodeType":
         source_path = self.get_filename(fullname)
         try:
@@ -51,7 +57,7 @@ class ExceptStarLoader(SourceFileLoader):
             return super().get_code(fullname)  # type: ignore[return-value]
         caller = sys._getframe(1)
         header = pycache.pyc_header(stat)
-        paths = pycache.cache_paths(source_path)
+        paths = None if self._cached is None else (self._cached, pycache.transformed_pyc(self._cached))
         if paths is not None:
             code = pycache.read_pyc(paths[1], header, source_path)
             if code is not None:
@@ -140,7 +146,8 @@ class ExceptStarFinder:
         self._stdlib = _stdlib_dirs()
 
     def _in_packages(self, fullname: str) -> bool:
-        return any(fullname == p or fullname.startswith(p + ".") for p in self.packages)
+        # A global install() names no package: every import asks, so no generator then.
+        return bool(self.packages) and any(fullname == p or fullname.startswith(p + ".") for p in self.packages)
 
     def _covers_name(self, fullname: str) -> bool:
         if fullname == "exceptstar" or fullname.startswith("exceptstar."):
@@ -155,6 +162,8 @@ class ExceptStarFinder:
         return origin.startswith(tuple(self.paths))
 
     def _in_stdlib(self, origin: str) -> bool:
+        if not origin.startswith(self._stdlib):  # most modules a global install() covers
+            return False
         for folder in self._stdlib:
             if origin.startswith(folder):
                 # site-packages may live inside the standard library's folder.
@@ -178,7 +187,7 @@ class ExceptStarFinder:
         if spec is None or spec.origin is None or not self._covers_origin(fullname, spec.origin):
             return spec
         if type(spec.loader) is SourceFileLoader:
-            spec.loader = ExceptStarLoader(fullname, spec.origin)
+            spec.loader = ExceptStarLoader(fullname, spec.origin, spec.cached)
         elif isinstance(spec.loader, zipimport.zipimporter) and spec.origin.endswith(".py"):
             spec.loader = ExceptStarZipLoader(spec.loader, spec.origin)
         return spec
@@ -297,7 +306,7 @@ def _covered_spec_from_file_location(*args: "Any", **kwargs: "Any") -> "Optional
     if (spec is not None and not named_loader and type(spec.loader) is SourceFileLoader
             and spec.origin is not None and _finder is not None
             and _finder._covers_origin(spec.name, spec.origin)):
-        spec.loader = ExceptStarLoader(spec.name, spec.origin)
+        spec.loader = ExceptStarLoader(spec.name, spec.origin, spec.cached)
     return spec
 
 

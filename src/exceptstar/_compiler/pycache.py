@@ -16,6 +16,7 @@ import _imp
 import marshal
 import os
 import sys
+from _io import FileIO
 
 # From the (always loaded) module that defines them, not from importlib.util,
 # which would add ~6 ms to interpreter start-up when install() runs from sitecustomize.
@@ -50,9 +51,12 @@ def cache_paths(source_path: str) -> "Optional[Tuple[str, str]]":
     return bytecode_path, transformed_pyc(bytecode_path)
 
 
+_TIMESTAMP_PYC = MAGIC_NUMBER + b"\0\0\0\0"
+
+
 def pyc_header(stat: "os.stat_result") -> bytes:
     """The header of a timestamp pyc for a source with ``stat``."""
-    return (MAGIC_NUMBER + b"\0\0\0\0" + (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+    return (_TIMESTAMP_PYC + (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
             + (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little"))
 
 
@@ -60,8 +64,8 @@ def read_pyc(path: str, header: bytes, source_path: str) -> "Optional[CodeType]"
     """The code in a timestamp pyc with exactly ``header``, or in a hash-based pyc
     valid for ``source_path``; None if missing, stale or broken."""
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        with FileIO(path) as file:  # unbuffered: read whole at once
+            data = file.readall()
     except OSError:
         return None
     if data[:16] != header and not _hash_pyc_valid(data, source_path):
