@@ -10,6 +10,7 @@ random trees; six programs here and natively.  Task groups: test_leaves_tasks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import random
 import sys
@@ -183,6 +184,19 @@ def test_the_handled_exception_is_restored() -> None:
     with pytest.raises(ValueError):
         direct()
     assert sys.exc_info() == (None, None, None)
+
+
+def test_enter_is_called_as_every_caller_calls_it() -> None:
+    # The with statement binds __enter__; ExitStack calls it on the class with the instance.
+    manager = collapse()
+    assert manager.__enter__() is None
+    assert type(manager).__enter__(manager) is None
+    with contextlib.ExitStack() as stack:
+        assert stack.enter_context(collapse()) is None
+    with pytest.raises(ValueError) as info, contextlib.ExitStack() as stack:
+        stack.enter_context(collapse())
+        raise ExceptionGroup("", [ValueError(3)])
+    assert info.value.args == (3,)
 
 
 # --- the decorator -----------------------------------------------------------------
