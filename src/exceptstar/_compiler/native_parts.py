@@ -3,8 +3,8 @@
 Building a tree costs more than a native compile, however few the clauses.
 ``compile_stubbed`` gives the whole-tree path's code (``transform``) with a
 tree of only what must be rewritten: the functions that hold a star, and the
-module-level code unless the code is a module's own (an import) or, on 3.8 and 3.9,
-its prologue can be compiled from text (``prologue_text``).  Every other function's
+module-level code unless the code is a module's own (an import) or its prologue can be
+compiled natively (``prologue_text``).  Every other function's
 code is the native compile's, put in place of a stub.  Each part is checked to be the
 whole tree's, or the whole tree is used (always on PyPy: no CPython code objects).
 """
@@ -17,7 +17,7 @@ from operator import attrgetter, itemgetter, not_
 
 from exceptstar._compiler.finally_flow import may_leave_finally
 from exceptstar._compiler.joined import with_functions
-from exceptstar._compiler.prologue_text import PROLOGUE_AS_TEXT, compile_with_prologue, first_statement
+from exceptstar._compiler.prologue_text import PROLOGUE_NATIVE, compile_with_prologue, first_statement
 from exceptstar._compiler.source import filename_text, future_flags, mark, quick_scan
 from exceptstar._compiler.source import lines as lines_of
 from exceptstar._compiler.syntax import check_tree
@@ -64,8 +64,8 @@ def compile_stubbed(text: str, filename: "Any", flags: int, optimize: int, modul
     source_lines = lines_of(rewritten)
     star_rows = sorted({row for row, _ in stars})
     functions = _star_functions(source_lines, star_rows)
-    # Not a module's own code: the prologue's text compiled with it, where its line is told (3.8, 3.9).
-    row = first_statement(source_lines, flags) if not module and functions is not None and PROLOGUE_AS_TEXT \
+    # Not a module's own code: the prologue compiled natively with it, where its line is told.
+    row = first_statement(source_lines, flags) if not module and functions is not None and PROLOGUE_NATIVE \
         and _names_in_ascii(text) and "ExceptionGroup" not in text else None
     if functions is not None and (native_module or row is not None):
         code = _stars_apart(text, source_lines, stars, functions, filename, flags, optimize, row)

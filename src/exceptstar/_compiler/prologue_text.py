@@ -8,7 +8,8 @@ compiled natively, and the lines it took are given back (its code to the
 statement's line, everything after it moved up).  Line numbers reach 3.8's
 and 3.9's bytecode nowhere else: the code is the whole tree's.  Not on 3.10,
 whose prologue has no line, and whose compiler keeps or drops a ``NOP`` by its
-line: no line table edit gives that code.
+line: no line table edit gives that code; there ``compile_with_prologue`` splices
+bytecode (``prologue_splice``).
 """
 
 import sys
@@ -20,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _PyCF_ONLY_AST = 0x400
 PROLOGUE_AS_TEXT = sys.version_info < (3, 10)  # not on 3.10: see above
+PROLOGUE_NATIVE = sys.version_info < (3, 11)  # 3.10: spliced
 # What a line that holds no code at column 0 starts with (a code line at 0 starts a statement).
 _NOT_AT_0 = (" ", "\t", "\f", "\n", "\r", "#")
 # The lines above the first statement are parsed once for each line at column 0 among them.
@@ -69,6 +71,10 @@ def compile_with_prologue(lines: "List[str]", row: int, compile_quietly: "Callab
     """The native compile of ``lines`` with the prologue at line ``row`` (``first_statement``),
     as the whole tree has it; None if the compile fails or warns (``compile_quietly``: its
     warnings would name lines moved down)."""
+    if not PROLOGUE_AS_TEXT:
+        from exceptstar._compiler.prologue_splice import compile_spliced
+
+        return compile_spliced(lines, row, compile_quietly, filename, flags, optimize)
     from exceptstar._compiler.rewrite import FIND_RUNTIME
 
     shift = FIND_RUNTIME.count("\n")
