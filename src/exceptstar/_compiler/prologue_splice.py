@@ -129,9 +129,10 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     cut = len(head_ops) - len(_TAIL)
     if cut < 0 or tuple(head_ops[cut:]) != _TAIL or head_lines[cut] != row or _ANNOTATIONS in ops:
         return None
-    # The module's first statement: its first instruction on line `row`, not one a jump to it would change.
-    first = next((at for at, line in enumerate(lines) if line >= row), len(lines))
-    if first == len(lines) or lines[first] != row or ops[first] == _NOP or ops[first] in _GOTO:
+    # The module's first statement: its first instruction with a line from `row` on (the head's are above), not
+    # one that a jump to it would change.
+    first = next((at for at, line in enumerate(lines) if line >= row or line < 0), len(lines))
+    if first == len(lines) or lines[first] < 0 or ops[first] == _NOP or ops[first] in _GOTO:
         return None
     exit_at = next((at for at in range(first, len(ops)) if ops[at] in _EXITS), len(ops))
     if exit_at - first < _COPIED:
@@ -140,12 +141,15 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     names = list(head.co_names[:-1])
     const_at = {_key(const): at for at, const in enumerate(consts)}
     name_at = {name: at for at, name in enumerate(names)}
-    const_map = []
+    const_map: List[int] = []
+    alike = True
     for const in native.co_consts:
         # Each of the module's own: one compile adds it once, where the head and prologue have none equal (keys).
-        # A tuple may instead be the optimizer's fold, which is added apart whatever it equals: not told.
+        # A tuple may instead be the optimizer's fold, which is added apart whatever it equals: not told.  The
+        # head's own come first: what the two begin with alike (a fold comes after the code objects).
         at = const_at.get(_key(const))
-        if at is not None and type(const) is tuple:
+        alike = alike and at == len(const_map)
+        if at is not None and not alike and type(const) is tuple:
             return None
         const_map.append(len(consts) if at is None else at)
         if at is None:
