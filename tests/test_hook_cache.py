@@ -137,3 +137,33 @@ def test_run_keeps_a_script_that_warns_of_nothing(tmp_path: Path) -> None:
     from exceptstar._version import __version__
 
     assert names == [f"tool.{sys.implementation.cache_tag}.exceptstar-{__version__}-main.pyc"]
+
+
+# PEP 578: an embedder's open_code hook sees every file the import system runs as code.
+OPEN_CODE = textwrap.dedent("""
+    import ctypes, io, os
+    opened = []
+    @ctypes.CFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.c_void_p)
+    def hook(path, _data):
+        opened.append(path)
+        # A ctypes callback cannot raise: a missing file reads as empty (an invalid pyc).
+        return io.FileIO(path) if os.path.exists(path) else io.BytesIO()
+    assert ctypes.pythonapi.PyFile_SetOpenCodeHook(hook, None) == 0
+    import exceptstar
+    exceptstar.install()
+    import star
+    print(star.grab(ValueError(1)))
+    print(sorted({os.path.basename(p) for p in opened if os.path.basename(p).startswith("star.")}))
+""")
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="PyFile_SetOpenCodeHook: CPython's C API")
+def test_cached_code_is_read_through_the_open_code_hook(tmp_path: Path) -> None:
+    (tmp_path / "star.py").write_text(STAR)
+    first = _python(tmp_path, "-c", OPEN_CODE)  # compiles, writes the transformed pyc
+    assert first.returncode == 0, first.stderr
+    second = _python(tmp_path, "-c", OPEN_CODE)  # reads it
+    assert second.returncode == 0, second.stderr
+    transformed = _pycs(tmp_path)["star.star"].name
+    assert second.stdout.splitlines()[0] == first.stdout.splitlines()[0]
+    assert transformed in second.stdout.splitlines()[1], second.stdout

@@ -16,7 +16,7 @@ import _imp
 import marshal
 import os
 import sys
-from _io import FileIO
+from _io import open_code
 
 # From the (always loaded) module that defines them, not from importlib.util,
 # which would add ~6 ms to interpreter start-up when install() runs from sitecustomize.
@@ -64,8 +64,9 @@ def read_pyc(path: str, header: bytes, source_path: str) -> "Optional[CodeType]"
     """The code in a timestamp pyc with exactly ``header``, or in a hash-based pyc
     valid for ``source_path``; None if missing, stale or broken."""
     try:
-        with FileIO(path) as file:  # unbuffered: read whole at once
-            data = file.readall()
+        # As importlib reads code (PEP 578): an embedder's hook sees it.
+        with open_code(path) as file:
+            data = file.read()
     except OSError:
         return None
     if data[:16] != header and not _hash_pyc_valid(data, source_path):
@@ -94,7 +95,7 @@ def _hash_pyc_valid(data: bytes, source_path: str) -> bool:
     if check == "never" or (check == "default" and not flags & 0b10):
         return True
     try:
-        with open(source_path, "rb") as file:
+        with open_code(source_path) as file:
             source = file.read()
     except OSError:
         return False
