@@ -90,10 +90,10 @@ def _sharing(code: Any) -> List[int]:
     return [first.setdefault(id(value), place) for place, value in enumerate(found)]
 
 
-def _whole(text: str, filename: str) -> Any:
+def _whole(text: str, filename: str, optimize: int = -1) -> Any:
     tree = transform.parse(text, filename, "exec")
     rewrite_tree(tree)
-    return compile(tree, filename, "exec", 0, True)
+    return compile(tree, filename, "exec", 0, True, optimize)
 
 
 def _spliced(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
@@ -109,13 +109,14 @@ def _spliced(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
     return made
 
 
+@pytest.mark.parametrize("optimize", [-1, 2])  # -OO: the docstring a NOP that the prologue's code takes the line of
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_cases(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cases(name: str, optimize: int, monkeypatch: pytest.MonkeyPatch) -> None:
     text = CASES[name] + FILLER + STAR
     made = _spliced(monkeypatch)
-    ours = native_parts.compile_stubbed(text, f"{name}.py", 0, -1, False)
+    ours = native_parts.compile_stubbed(text, f"{name}.py", 0, optimize, False)
     assert made and made[0] is not None, "the splice was not taken"
-    whole = _whole(text, f"{name}.py")
+    whole = _whole(text, f"{name}.py", optimize)
     assert _describe(ours) == _describe(whole)
     assert _sharing(ours) == _sharing(whole)
 
