@@ -174,12 +174,26 @@ def test_laid_out_again_as_compiled() -> None:
             index = {start: at for at, start in enumerate(starts)}
             targets = {at: index[arg + (starts[at + 1] if op in prologue_splice._RELATIVE else 0)]
                        for at, (op, arg) in enumerate(zip(ops, args)) if op in prologue_splice._JUMPS}
-            laid, sizes = prologue_splice._laid_out(ops, list(args), targets)
+            laid, offsets = prologue_splice._laid_out(ops, list(args), targets)
             assert laid == code.co_code, (path, code.co_name)
-            assert prologue_splice._line_table(own_lines, sizes, code.co_firstlineno) == code.co_linetable
+            assert prologue_splice._line_table(own_lines, offsets, code.co_firstlineno) == code.co_linetable
             checked += 1
             extended += bytes((144,)) in code.co_code[0::2]
     assert checked > 1000 and extended > 10
+
+
+def test_arguments_of_several_prefixes() -> None:
+    """Constants past 65,535 and jumps past them: two ``EXTENDED_ARG`` before an instruction, read and laid out."""
+    code = compile("x = 0\n" + "".join(f"a{i} = {i}.5\n" for i in range(70000)) + "while x:\n    y = 1\n", "p", "exec")
+    assert bytes((144, 144)) in code.co_code[0::2]
+    ops, args, starts, own_lines = prologue_splice._decoded(code)
+    index = {start: at for at, start in enumerate(starts)}
+    targets = {at: index[arg + (starts[at + 1] if op in prologue_splice._RELATIVE else 0)]
+               for at, (op, arg) in enumerate(zip(ops, args)) if op in prologue_splice._JUMPS}
+    assert max(args) > 0xffff and max(args[at] for at in targets) > 0xffff
+    laid, offsets = prologue_splice._laid_out(ops, list(args), targets)
+    assert laid == code.co_code
+    assert prologue_splice._line_table(own_lines, offsets, code.co_firstlineno) == code.co_linetable
 
 
 def test_standard_library_modules(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,13 +16,13 @@ annotations), None: the caller's other path runs.
 """
 
 import opcode
-from itertools import accumulate
+from itertools import accumulate, chain, compress
 
 from exceptstar._compiler.joined import _key, _shared, holds_a_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, List, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 _PyCF_ONLY_AST = 0x400
 _STAND_IN = "__exceptstar_stand_in__"
@@ -41,6 +41,9 @@ _STAND_IN_TEXT = f"{_STAND_IN}({_STAND_IN}, {_STAND_IN})\n"
 _TAIL = (*(opcode.opmap["LOAD_NAME"],) * 3, opcode.opmap["CALL_FUNCTION"], opcode.opmap["POP_TOP"],
          opcode.opmap["LOAD_CONST"], opcode.opmap["RETURN_VALUE"])
 _ANNOTATIONS = opcode.opmap["SETUP_ANNOTATIONS"]
+# What each opcode's argument is: a constant's index, a name's, what a fold left (a NOP's), or kept.
+_CONST, _NAME, _LEFT = 1, 2, 3
+_KINDS = bytes(_CONST if op in _CONSTS else _NAME if op in _NAMES else _LEFT if op == _NOP else 0 for op in range(256))
 
 
 def compile_spliced(lines: "List[str]", row: int, compile_quietly: "Callable[[str, Any, int, int], Any]",
@@ -77,24 +80,28 @@ def _head(lines: "List[str]", row: int, filename: "Any", flags: int, optimize: i
 
 def _decoded(code: "Any") -> "Tuple[List[int], List[int], List[int], List[int]]":
     """Each instruction's opcode, argument (its ``EXTENDED_ARG`` prefixes folded in), first
-    code unit (its prefixes') and line (-1: none)."""
+    code unit (its prefixes') and line (-1: none); in comprehensions, a module has thousands."""
     raw = code.co_code
-    ops: List[int] = []
-    args: List[int] = []
-    starts: List[int] = []
-    extended = 0
-    start = -1
-    for unit, op in enumerate(raw[0::2]):
-        if op == _EXTENDED_ARG:
-            extended = (extended | raw[2 * unit + 1]) << 8
-            if start < 0:
-                start = unit
-            continue
-        ops.append(op)
-        args.append(extended | raw[2 * unit + 1])
-        starts.append(unit if start < 0 else start)
-        extended = 0
-        start = -1
+    unit_ops = raw[0::2]
+    unit_args = raw[1::2]
+    # A unit's argument with its prefixes': the one before it shifted in, as far as prefixes go back.
+    full = list(unit_args)
+    ahead = 1
+    runs = bytes((_EXTENDED_ARG,))
+    while runs in unit_ops:
+        # Units whose `ahead` units before are all prefixes: the farthest one's byte is theirs too.
+        before = b"\0" * ahead + unit_ops[:-ahead]
+        full = [value | (unit_args[at - ahead] << 8 * ahead)
+                if op == _EXTENDED_ARG and unit_ops.startswith(runs, at - ahead) else value
+                for at, (value, op) in enumerate(zip(full, before))]
+        ahead += 1
+        runs += runs[:1]
+    kept = [op != _EXTENDED_ARG for op in unit_ops]
+    ops = list(compress(unit_ops, kept))
+    args = list(compress(full, kept))
+    # A prefixed instruction starts at its first prefix: the unit after the last unit that is no prefix.
+    ends = list(compress(range(len(unit_ops)), kept))
+    starts = [0, *(end + 1 for end in ends[:-1])]
     # Lines by code unit from the line table's (bytecode, line) steps, then each instruction's.
     by_unit: List[int] = []
     line = code.co_firstlineno
@@ -105,9 +112,9 @@ def _decoded(code: "Any") -> "Tuple[List[int], List[int], List[int], List[int]]"
         else:
             line += move - 256 if move > 127 else move
             by_unit += [line] * (step // 2)
-    if len(by_unit) != len(raw) // 2:
+    if len(by_unit) != len(raw) // 2 or not ops:
         raise _NotShown
-    return ops, args, starts, [by_unit[start] for start in starts]
+    return ops, args, starts, list(map(by_unit.__getitem__, starts))
 
 
 class _NotShown(Exception):
@@ -143,11 +150,13 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     name_at = {name: at for at, name in enumerate(names)}
     const_map: List[int] = []
     alike = True
+    code_type = type(native)
     for const in native.co_consts:
         # Each of the module's own: one compile adds it once, where the head and prologue have none equal (keys).
         # A tuple may instead be the optimizer's fold, which is added apart whatever it equals: not told.  The
         # head's own come first: what the two begin with alike (a fold comes after the code objects).
-        at = const_at.get(_key(const))
+        kind = type(const)
+        at = None if kind is code_type else const_at.get(const if kind is str else _key(const))
         alike = alike and at == len(const_map)
         if at is not None and not alike and type(const) is tuple:
             return None
@@ -162,38 +171,39 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
         name_map.append(name_at[name])
     # Jump targets as instruction indices in the joined code: the head's up to its stand-in, which is the first
     # statement's; the module's shifted by what the head's code replaces.
-    head_index = {start: at for at, start in enumerate(head_starts)}
-    index = {start: at for at, start in enumerate(starts)}
+    targets = _targets(head_ops, head_args, head_starts, 0, cut, 0)
     shift = cut - first
-    out_ops = head_ops[:cut] + ops[first:]
-    out_args = head_args[:cut]
-    targets = {}
-    for at in range(cut):
-        if head_ops[at] in _JUMPS:
-            target = head_args[at] + (head_starts[at + 1] if head_ops[at] in _RELATIVE else 0)
-            if target not in head_index or head_index[target] > cut:
-                return None
-            targets[at] = head_index[target]
-    for at in range(first, len(ops)):
-        op, arg = ops[at], args[at]
-        if op in _JUMPS:
-            target = arg + (starts[at + 1] if op in _RELATIVE else 0)
-            if target not in index or index[target] < first:
-                return None
-            targets[at + shift] = index[target] + shift
-        elif op in _CONSTS:
-            arg = const_map[arg]
-        elif op in _NAMES:
-            arg = name_map[arg]
-        elif op == _NOP and arg:
-            return None  # what a folded instruction left, maybe a constant's index: not told
-        out_args.append(arg)
-    code, sizes = _laid_out(out_ops, out_args, targets)
-    table = _line_table(head_lines[:cut] + lines[first:], sizes, native.co_firstlineno)
+    moved = _targets(ops, args, starts, first, len(ops), shift)
+    if targets is None or moved is None or max(targets.values(), default=0) > cut \
+            or min(moved.values(), default=cut) < cut:
+        return None
+    targets.update(moved)
+    kinds = bytes(ops[first:]).translate(_KINDS)
+    rest = args[first:]
+    if any(compress(rest, [kind == _LEFT for kind in kinds])):
+        return None  # what a folded instruction left, maybe a constant's index: not told
+    out_args = head_args[:cut] + [const_map[arg] if kind == _CONST else name_map[arg] if kind == _NAME else arg
+                                  for kind, arg in zip(kinds, rest)]
+    code, offsets = _laid_out(head_ops[:cut] + ops[first:], out_args, targets)
+    table = _line_table(head_lines[:cut] + lines[first:], offsets, native.co_firstlineno)
     shared = _shared(consts[:len(head.co_consts) - 1], [native])
     consts[:len(shared)] = shared
     return native.replace(co_code=code, co_consts=tuple(consts), co_names=tuple(names), co_linetable=table,
                           co_stacksize=max(head.co_stacksize, native.co_stacksize))
+
+
+def _targets(ops: "List[int]", args: "List[int]", starts: "List[int]", begin: int, end: int,
+             shift: int) -> "Optional[Dict[int, int]]":
+    """The instruction each jump from ``begin`` to ``end`` goes to (both moved by ``shift``);
+    None if one goes to no instruction or before ``begin``."""
+    index = {start: at for at, start in enumerate(starts)}
+    targets = {}
+    for at in compress(range(begin, end), [op in _JUMPS for op in ops[begin:end]]):
+        target = index.get(args[at] + (starts[at + 1] if ops[at] in _RELATIVE else 0), -1)
+        if target < begin:
+            return None
+        targets[at + shift] = target + shift
+    return targets
 
 
 def _names_in_a_frozenset(code: "Any") -> bool:
@@ -205,7 +215,8 @@ def _names_in_a_frozenset(code: "Any") -> bool:
     level = [code.co_consts]
     while level:
         items = get_referents(*level)
-        if any(type(item) is frozenset and holds_a_name(item) for item in items):
+        if frozenset in set(map(type, items)) and \
+                any(type(item) is frozenset and holds_a_name(item) for item in items):
             return True
         level = [item.co_consts for item in items if type(item) is code_type]
     return False
@@ -216,12 +227,14 @@ def _size(arg: int) -> int:
     return 1 if arg <= 0xff else 2 if arg <= 0xffff else 3 if arg <= 0xffffff else 4
 
 
-def _laid_out(ops: "List[int]", args: "List[int]", targets: "Any") -> "Tuple[bytes, List[int]]":
+def _laid_out(ops: "List[int]", args: "List[int]", targets: "Dict[int, int]") -> "Tuple[bytes, List[int]]":
     """The bytecode of the instructions, jumps to ``targets`` (instruction -> instruction) resolved
     as 3.10's assembler resolves them (``assemble_jump_offsets``: each jump starts at 0, every
-    offset is computed again until no jump's size changes), and each instruction's size."""
-    sizes = [1 if at in targets else _size(arg) for at, arg in enumerate(args)]
+    offset is computed again until no jump's size changes), and each instruction's offset, then the end."""
+    sizes = [1 if arg <= 0xff else _size(arg) for arg in args]
     jumps = sorted(targets.items())
+    for at, _ in jumps:
+        sizes[at] = 1
     while True:
         offsets = list(accumulate(sizes, initial=0))
         changed = False
@@ -234,48 +247,45 @@ def _laid_out(ops: "List[int]", args: "List[int]", targets: "Any") -> "Tuple[byt
                 changed = True
         if not changed:
             break
+    units = chain.from_iterable((op, arg) if size == 1 else (_EXTENDED_ARG, arg >> 8, op, arg & 0xff) if size == 2
+                                else _prefixed(op, arg, size) for op, arg, size in zip(ops, args, sizes))
+    return bytes(units), offsets
+
+
+def _prefixed(op: int, arg: int, size: int) -> "Tuple[int, ...]":
+    """An instruction's units with its ``EXTENDED_ARG`` prefixes."""
+    units: List[int] = []
+    for shift in range(8 * (size - 1), 0, -8):
+        units += (_EXTENDED_ARG, (arg >> shift) & 0xff)
+    return (*units, op, arg & 0xff)
+
+
+def _line_table(lines: "List[int]", offsets: "List[int]", first: int) -> bytes:
+    """3.10's ``co_linetable`` for instructions of these lines (-1: none) at these offsets (the last: the end):
+    the assembler's ``assemble_line_range``, a step per run of one line, from the last line given."""
     out = bytearray()
-    for op, arg, size in zip(ops, args, sizes):
-        if size > 1:
-            for shift in range(8 * (size - 1), 0, -8):
-                out += bytes((_EXTENDED_ARG, (arg >> shift) & 0xff))
-        out += bytes((op, arg & 0xff))
-    return bytes(out), sizes
-
-
-def _line_table(lines: "List[int]", sizes: "List[int]", first: int) -> bytes:
-    """3.10's ``co_linetable`` for instructions of these lines (-1: none) and sizes (the assembler's
-    ``assemble_line_range``: a step per run of one line, from the last line given)."""
-    out = bytearray()
-    line, previous, start, offset = first, first, 0, 0
-
-    def run() -> None:
-        nonlocal previous, start
-        step = 2 * (offset - start)
+    previous = first
+    # Where each run of one line starts (the assembler's line is `first` before the first instruction).
+    starts = [at for at, (line, before) in enumerate(zip(lines, [first, *lines])) if line != before]
+    for begin, end in zip([0, *starts], [*starts, len(lines)]):
+        step = 2 * (offsets[end] - offsets[begin])
         if not step:
-            return
+            continue
+        line = lines[begin]
         if line < 0:
             move = -128
         else:
             move = line - previous
             previous = line
             while move > 127:
-                out.extend((0, 127))
+                out += b"\x00\x7f"
                 move -= 127
             while move < -127:
-                out.extend((0, 129))
+                out += b"\x00\x81"
                 move += 127
         while step > 254:
-            out.extend((254, move & 0xff))
+            out += bytes((254, move & 0xff))
             move = -128 if line < 0 else 0
             step -= 254
-        out.extend((step, move & 0xff))
-        start = offset
-
-    for own, size in zip(lines, sizes):
-        if own != line:
-            run()
-            line = own
-        offset += size
-    run()
+        out += bytes((step, move & 0xff))
     return bytes(out)
