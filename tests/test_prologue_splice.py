@@ -170,7 +170,8 @@ def test_laid_out_again_as_compiled() -> None:
         with open(path, encoding="utf-8") as file:
             module = compile(file.read(), path, "exec")
         for code in _codes(module):
-            ops, args, starts, own_lines = prologue_splice._decoded(code)
+            ops, args, kept, own_lines = prologue_splice._decoded(code)
+            starts = prologue_splice._starts(kept)
             index = {start: at for at, start in enumerate(starts)}
             targets = {at: index[arg + (starts[at + 1] if op in prologue_splice._RELATIVE else 0)]
                        for at, (op, arg) in enumerate(zip(ops, args)) if op in prologue_splice._JUMPS}
@@ -186,7 +187,8 @@ def test_arguments_of_several_prefixes() -> None:
     """Constants past 65,535 and jumps past them: two ``EXTENDED_ARG`` before an instruction, read and laid out."""
     code = compile("x = 0\n" + "".join(f"a{i} = {i}.5\n" for i in range(70000)) + "while x:\n    y = 1\n", "p", "exec")
     assert bytes((144, 144)) in code.co_code[0::2]
-    ops, args, starts, own_lines = prologue_splice._decoded(code)
+    ops, args, kept, own_lines = prologue_splice._decoded(code)
+    starts = prologue_splice._starts(kept)
     index = {start: at for at, start in enumerate(starts)}
     targets = {at: index[arg + (starts[at + 1] if op in prologue_splice._RELATIVE else 0)]
                for at, (op, arg) in enumerate(zip(ops, args)) if op in prologue_splice._JUMPS}

@@ -16,7 +16,8 @@ annotations), None: the caller's other path runs.
 """
 
 import opcode
-from itertools import accumulate, chain, compress
+from itertools import accumulate, chain, compress, repeat
+from operator import and_, getitem, lshift, mul, or_, rshift
 
 from exceptstar._compiler.joined import _key, _shared, holds_a_name
 
@@ -34,7 +35,7 @@ _RELATIVE = frozenset(opcode.hasjrel)
 _JUMPS = frozenset(opcode.hasjabs) | _RELATIVE
 _GOTO = frozenset((opcode.opmap["JUMP_ABSOLUTE"], opcode.opmap["JUMP_FORWARD"]))
 # What ends a block that 3.10 copies in place of a jump to it, if it has 4 instructions at most (MAX_COPY_SIZE).
-_EXITS = frozenset((opcode.opmap["RETURN_VALUE"], opcode.opmap["RAISE_VARARGS"], opcode.opmap["RERAISE"]))
+_EXITS = (opcode.opmap["RETURN_VALUE"], opcode.opmap["RAISE_VARARGS"], opcode.opmap["RERAISE"])
 _COPIED = 4
 # The stand-in's code and the module's end in the head's compile, more than _COPIED instructions: never copied.
 _STAND_IN_TEXT = f"{_STAND_IN}({_STAND_IN}, {_STAND_IN})\n"
@@ -44,6 +45,15 @@ _ANNOTATIONS = opcode.opmap["SETUP_ANNOTATIONS"]
 # What each opcode's argument is: a constant's index, a name's, what a fold left (a NOP's), or kept.
 _CONST, _NAME, _LEFT = 1, 2, 3
 _KINDS = bytes(_CONST if op in _CONSTS else _NAME if op in _NAMES else _LEFT if op == _NOP else 0 for op in range(256))
+# Byte tables for bytes.translate (1 where the opcode is of the kind): the loops over a module's thousands of
+# instructions run in C, through these, itertools and operator.
+_IS_PREFIX = bytes(op == _EXTENDED_ARG for op in range(256))
+_NOT_PREFIX = bytes(op != _EXTENDED_ARG for op in range(256))
+_IS_JUMP = bytes(op in _JUMPS for op in range(256))
+_IS_LEFT = bytes(kind == _LEFT for kind in _KINDS)
+# An argument's units by its bit length (CPython's instrsize).
+_SIZE_BY_BITS = [max(1, (bits + 7) // 8) for bits in range(33)]
+_SAME = range(1 << 32)  # an argument kept: its own index
 
 
 def compile_spliced(lines: "List[str]", row: int, compile_quietly: "Callable[[str, Any, int, int], Any]",
@@ -78,30 +88,27 @@ def _head(lines: "List[str]", row: int, filename: "Any", flags: int, optimize: i
         return None
 
 
-def _decoded(code: "Any") -> "Tuple[List[int], List[int], List[int], List[int]]":
-    """Each instruction's opcode, argument (its ``EXTENDED_ARG`` prefixes folded in), first
-    code unit (its prefixes') and line (-1: none); in comprehensions, a module has thousands."""
+def _decoded(code: "Any") -> "Tuple[bytes, List[int], bytes, List[int]]":
+    """Each instruction's opcode, argument (its ``EXTENDED_ARG`` prefixes folded in) and line
+    (-1: none), and which code units are instructions, not prefixes (``_starts``)."""
     raw = code.co_code
     unit_ops = raw[0::2]
     unit_args = raw[1::2]
-    # A unit's argument with its prefixes': the one before it shifted in, as far as prefixes go back.
-    full = list(unit_args)
+    # A unit's argument with its prefixes': each prefix's byte shifted in, as far as prefixes go back.
+    full: Any = unit_args
+    held = b""
     ahead = 1
-    runs = bytes((_EXTENDED_ARG,))
-    while runs in unit_ops:
-        # Units whose `ahead` units before are all prefixes: the farthest one's byte is theirs too.
-        before = b"\0" * ahead + unit_ops[:-ahead]
-        full = [value | (unit_args[at - ahead] << 8 * ahead)
-                if op == _EXTENDED_ARG and unit_ops.startswith(runs, at - ahead) else value
-                for at, (value, op) in enumerate(zip(full, before))]
+    while True:
+        before = (b"\0" * ahead + unit_ops[:-ahead]).translate(_IS_PREFIX)
+        held = bytes(map(mul, held, before)) if held else before  # the `ahead` units before all prefixes
+        if 1 not in held:
+            break
+        shifted = map(lshift, map(mul, b"\0" * ahead + unit_args[:-ahead], held), repeat(8 * ahead))
+        full = list(map(or_, full, shifted))
         ahead += 1
-        runs += runs[:1]
-    kept = [op != _EXTENDED_ARG for op in unit_ops]
-    ops = list(compress(unit_ops, kept))
+    kept = unit_ops.translate(_NOT_PREFIX)
+    ops = bytes(compress(unit_ops, kept))
     args = list(compress(full, kept))
-    # A prefixed instruction starts at its first prefix: the unit after the last unit that is no prefix.
-    ends = list(compress(range(len(unit_ops)), kept))
-    starts = [0, *(end + 1 for end in ends[:-1])]
     # Lines by code unit from the line table's (bytecode, line) steps, then each instruction's.
     by_unit: List[int] = []
     line = code.co_firstlineno
@@ -114,7 +121,13 @@ def _decoded(code: "Any") -> "Tuple[List[int], List[int], List[int], List[int]]"
             by_unit += [line] * (step // 2)
     if len(by_unit) != len(raw) // 2 or not ops:
         raise _NotShown
-    return ops, args, starts, list(map(by_unit.__getitem__, starts))
+    return ops, args, kept, list(compress(by_unit, kept))  # a prefix's line is its instruction's
+
+
+def _starts(kept: bytes) -> "List[int]":
+    """Each instruction's first code unit, its first prefix's (``kept``: 1 for the units that are no prefix)."""
+    ends = list(compress(range(len(kept)), kept))
+    return [0, *map((1).__add__, ends[:-1])]
 
 
 class _NotShown(Exception):
@@ -129,8 +142,8 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     if _names_in_a_frozenset(native):
         return None
     try:
-        head_ops, head_args, head_starts, head_lines = _decoded(head)
-        ops, args, starts, lines = _decoded(native)
+        head_ops, head_args, head_kept, head_lines = _decoded(head)
+        ops, args, kept, lines = _decoded(native)
     except _NotShown:
         return None
     cut = len(head_ops) - len(_TAIL)
@@ -141,7 +154,7 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     first = next((at for at, line in enumerate(lines) if line >= row or line < 0), len(lines))
     if first == len(lines) or lines[first] < 0 or ops[first] == _NOP or ops[first] in _GOTO:
         return None
-    exit_at = next((at for at in range(first, len(ops)) if ops[at] in _EXITS), len(ops))
+    exit_at = min(ops.find(op, first) % (len(ops) + 1) for op in _EXITS)  # not found (-1): past the end
     if exit_at - first < _COPIED:
         return None  # the prologue's jump to the first statement could take a copy of its block
     consts = list(head.co_consts[:-1])
@@ -171,19 +184,19 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
         name_map.append(name_at[name])
     # Jump targets as instruction indices in the joined code: the head's up to its stand-in, which is the first
     # statement's; the module's shifted by what the head's code replaces.
-    targets = _targets(head_ops, head_args, head_starts, 0, cut, 0)
+    targets = _targets(head_ops, head_args, head_kept, 0, cut, 0)
     shift = cut - first
-    moved = _targets(ops, args, starts, first, len(ops), shift)
+    moved = _targets(ops, args, kept, first, len(ops), shift)
     if targets is None or moved is None or max(targets.values(), default=0) > cut \
             or min(moved.values(), default=cut) < cut:
         return None
     targets.update(moved)
-    kinds = bytes(ops[first:]).translate(_KINDS)
+    kinds = ops[first:].translate(_KINDS)
     rest = args[first:]
-    if any(compress(rest, [kind == _LEFT for kind in kinds])):
+    if any(compress(rest, ops[first:].translate(_IS_LEFT))):
         return None  # what a folded instruction left, maybe a constant's index: not told
-    out_args = head_args[:cut] + [const_map[arg] if kind == _CONST else name_map[arg] if kind == _NAME else arg
-                                  for kind, arg in zip(kinds, rest)]
+    renumbered = (_SAME, const_map, name_map, _SAME)  # by kind
+    out_args = head_args[:cut] + list(map(getitem, map(renumbered.__getitem__, kinds), rest))
     code, offsets = _laid_out(head_ops[:cut] + ops[first:], out_args, targets)
     table = _line_table(head_lines[:cut] + lines[first:], offsets, native.co_firstlineno)
     shared = _shared(consts[:len(head.co_consts) - 1], [native])
@@ -192,13 +205,17 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
                           co_stacksize=max(head.co_stacksize, native.co_stacksize))
 
 
-def _targets(ops: "List[int]", args: "List[int]", starts: "List[int]", begin: int, end: int,
+def _targets(ops: bytes, args: "List[int]", kept: bytes, begin: int, end: int,
              shift: int) -> "Optional[Dict[int, int]]":
     """The instruction each jump from ``begin`` to ``end`` goes to (both moved by ``shift``);
     None if one goes to no instruction or before ``begin``."""
-    index = {start: at for at, start in enumerate(starts)}
+    jumps = list(compress(range(begin, end), ops[begin:end].translate(_IS_JUMP)))
+    if not jumps:
+        return {}
+    starts = _starts(kept)
+    index = dict(zip(starts, range(len(starts))))
     targets = {}
-    for at in compress(range(begin, end), [op in _JUMPS for op in ops[begin:end]]):
+    for at in jumps:
         target = index.get(args[at] + (starts[at + 1] if ops[at] in _RELATIVE else 0), -1)
         if target < begin:
             return None
@@ -227,11 +244,11 @@ def _size(arg: int) -> int:
     return 1 if arg <= 0xff else 2 if arg <= 0xffff else 3 if arg <= 0xffffff else 4
 
 
-def _laid_out(ops: "List[int]", args: "List[int]", targets: "Dict[int, int]") -> "Tuple[bytes, List[int]]":
+def _laid_out(ops: bytes, args: "List[int]", targets: "Dict[int, int]") -> "Tuple[bytes, List[int]]":
     """The bytecode of the instructions, jumps to ``targets`` (instruction -> instruction) resolved
     as 3.10's assembler resolves them (``assemble_jump_offsets``: each jump starts at 0, every
     offset is computed again until no jump's size changes), and each instruction's offset, then the end."""
-    sizes = [1 if arg <= 0xff else _size(arg) for arg in args]
+    sizes = list(map(_SIZE_BY_BITS.__getitem__, map(int.bit_length, args)))
     jumps = sorted(targets.items())
     for at, _ in jumps:
         sizes[at] = 1
@@ -241,14 +258,20 @@ def _laid_out(ops: "List[int]", args: "List[int]", targets: "Dict[int, int]") ->
         for at, target in jumps:
             arg = offsets[target] - (offsets[at + 1] if ops[at] in _RELATIVE else 0)
             args[at] = arg
-            size = _size(arg)
+            size = _SIZE_BY_BITS[arg.bit_length()]
             if size != sizes[at]:
                 sizes[at] = size
                 changed = True
         if not changed:
             break
-    units = chain.from_iterable((op, arg) if size == 1 else (_EXTENDED_ARG, arg >> 8, op, arg & 0xff) if size == 2
-                                else _prefixed(op, arg, size) for op, arg, size in zip(ops, args, sizes))
+    if max(sizes) > 2:
+        units: Any = chain.from_iterable(map(_prefixed, ops, args, sizes))
+    else:
+        # Each instruction as EXTENDED_ARG, its high byte, itself, its low byte; the first two where it has them.
+        every = zip(repeat(_EXTENDED_ARG), map(rshift, args, repeat(8)), ops, map(and_, args, repeat(0xff)))
+        prefixed = list(map((1).__lt__, sizes))
+        units = compress(chain.from_iterable(every),
+                         chain.from_iterable(zip(prefixed, prefixed, repeat(True), repeat(True))))
     return bytes(units), offsets
 
 
