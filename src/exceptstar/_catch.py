@@ -11,8 +11,12 @@ import sys
 
 from exceptstar import _frames, _handled
 from exceptstar._classes import group_classes
-from exceptstar._clauses import PLAIN, invalid_types_message
+from exceptstar._clauses import MATCHED_BY, PLAIN, invalid_types_message
 from exceptstar._engine import Star
+from exceptstar._groups import ExceptionGroup as _PureEG
+
+# _DEFAULT_DERIVE and _DEFAULT_GETATTRIBUTE: set when _groups (imported above) handed _split its classes.
+from exceptstar._split import _BUILTIN_EXCEPTIONS, _DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE, _new_exception
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     _Types = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
     _Key = Union[Type[BaseException], Iterable[Type[BaseException]]]
     from exceptstar._classes import BaseExceptionGroup, ExceptionGroup
+    from exceptstar._engine import _Flat
 
     # A handler is called with the matched part, always a group: one annotated
     # for either group class (of any members) is accepted, one for a plain
@@ -128,6 +133,7 @@ class catch:
     class, and a handler must be callable.
     """
 
+    # The (types, handler) entries, and whether every key is a class of PLAIN.
     __slots__ = ("_handlers",)
 
     def __init__(self, handlers: "Mapping[_Key, _Handler]") -> None:
@@ -138,11 +144,13 @@ class catch:
                 f"catch() argument must be a mapping, not {type(handlers).__name__}"
             ) from None
         entries: List[Tuple[_Types, _Call]] = []
+        plain = True
         for key, handler in items:
             types: _Types
             if type(key) is type and key in PLAIN:  # valid: no check to call
                 types = key
             else:
+                plain = False
                 if isinstance(key, type):
                     types = key
                 else:
@@ -156,7 +164,7 @@ class catch:
             if not callable(handler):
                 raise TypeError(f"'{type(handler).__name__}' object is not callable")
             entries.append((types, handler))
-        self._handlers = entries
+        self._handlers = entries, plain
 
     def _run_handlers(self, star: Star) -> "Iterator[Tuple[_Call, object, BaseException]]":
         """Call each handler whose key matches a part, in order, recording what it raises.
@@ -166,7 +174,7 @@ class catch:
         is the handled exception while its handler runs (the generator has an
         exception state of its own, which dies with it).
         """
-        for types, handler in self._handlers:
+        for types, handler in self._handlers[0]:
             part = star.match(types)
             if part is None:
                 continue
@@ -181,15 +189,83 @@ class catch:
     def __enter__(self) -> None:
         return None
 
+    def _run_flat(self, exc: BaseException) -> "Iterator[Tuple[Optional[_Flat], Tuple[BaseException, ...]]]":
+        """``_run_handlers`` for a flat group of ours and built-in classes only, as ``Star.match``'s inline path.
+
+        The parts come apart by member type in this frame's locals, with no ``Star``; what is left, if
+        anything (the rest unbuilt, as ``Star`` keeps it, and what the handlers raised), is yielded once
+        at the end.
+        """
+        message, excs, member_types, _ = exc._state  # type: ignore[attr-defined]
+        tb, context, cause = exc.__traceback__, exc.__context__, exc.__cause__
+        take, length, set_exc_info = _handled.steps  # type: ignore[misc]
+        raised: Tuple[BaseException, ...] = ()
+        for types, handler in self._handlers[0]:
+            matching = member_types & _MATCHED_BY[types]
+            if not matching:
+                continue
+            member_types = member_types - matching
+            if member_types:
+                matched: List[BaseException] = []
+                left: List[BaseException] = []
+                for member in excs:  # built-in classes: __class__ is the real type
+                    (matched if member.__class__ in matching else left).append(member)
+                members, excs = tuple(matched), tuple(left)
+            else:
+                matched, members = [*excs], excs
+            part = _new_exception(_PureEG, message, matched)
+            part._state = message, members, matching, None
+            if tb is not None:
+                part.__traceback__ = tb
+            if context is not None:
+                part.__context__ = context
+            part.__cause__ = cause
+            if tb is None:  # _handled.set_handled inline: no frame
+                take((_PureEG, part))
+                length.value = 0
+                set_exc_info(_PURE_EG_ID, id(part), None)
+            else:
+                take((_PureEG, part, tb))
+                length.value = 0
+                set_exc_info(_PURE_EG_ID, id(part), id(tb))
+            try:
+                result = handler(part)
+            except BaseException as error:
+                raised += (_frames.strip(error),)
+            else:
+                if result is not None and _is_awaitable(result):
+                    raised += (_not_sync(handler, part, result),)
+            if not member_types:
+                break
+        if member_types or raised:
+            yield (message, excs, member_types, tb, context, cause) if member_types else None, raised
+            # The handlers' frames point back to this one (f_back): handed over, what they raised must not
+            # stay in a local, or their tracebacks would hold reference cycles.
+            raised = ()
+
     def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
-        if exc is None or not self._handlers:
+        if exc is None or not self._handlers[0]:
             return False
-        star = Star(exc)
-        for handler, awaitable, part in self._run_handlers(star):
-            star.raised(_not_sync(handler, part, awaitable))
-        if star._rest is None and not star._raised:  # all handled (as outcome() would say): no block needed
-            star = handler = awaitable = part = exc = None  # type: ignore[assignment]  # see below
-            return True
+        # The with statement's exc_type is type(exc): a naked exception pays one test.
+        if exc_type is _PureEG and self._handlers[1] and type(exc) is _PureEG and not exc.__dict__ \
+                and _handled.steps is not None and _PureEG.derive is _DEFAULT_DERIVE \
+                and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE \
+                and (member_types := exc._state[2]) is not None and member_types <= _BUILTIN_EXCEPTIONS:
+            star = None
+            for rest, raised in self._run_flat(exc):  # once, if anything is left
+                star = Star(exc)
+                star._rest, star._raised = rest, raised
+                del rest, raised  # see below
+            if star is None:  # all handled
+                exc = None  # see below
+                return True
+        else:
+            star = Star(exc)
+            for handler, awaitable, part in self._run_handlers(star):
+                star.raised(_not_sync(handler, part, awaitable))
+            if star._rest is None and not star._raised:  # all handled (as outcome() would say): no block needed
+                star = handler = awaitable = part = exc = None  # type: ignore[assignment]  # see below
+                return True
         try:
             raise _Settle
         except _Settle:
@@ -214,7 +290,7 @@ class catch:
         return None
 
     async def __aexit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
-        if exc is None or not self._handlers:
+        if exc is None or not self._handlers[0]:
             return False
         star = Star(exc)
         for _handler, awaitable, part in self._run_handlers(star):
@@ -286,6 +362,10 @@ class suppress:
                 _handled.set_handled(rest)
                 raise
         return False
+
+
+_MATCHED_BY = MATCHED_BY
+_PURE_EG_ID = id(_PureEG)
 
 
 class _Settle(BaseException):

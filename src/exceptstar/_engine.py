@@ -210,13 +210,15 @@ class Star:
                 return part
         if rest_kind is tuple:  # left by the path above, for a clause it does not take
             rest = self._rest = _flat_group(rest[0], [*rest[1]], *rest[1:])  # type: ignore[index]
+            rest_kind = _PureEG
         if type(types) is type:
-            # The common case, a plain class, checked and matched inline.
-            if not real_issubclass(BaseException, types):
-                raise self._refuse(CANNOT_CATCH)
-            if issubclass(types, _classes.GROUPS):
-                raise self._refuse(CANNOT_CATCH_GROUP)
-            full = rest is not None and real_issubclass(types, type(rest))
+            # The common case, a plain class, checked (one of PLAIN is valid) and matched inline.
+            if types not in PLAIN:
+                if not real_issubclass(BaseException, types):
+                    raise self._refuse(CANNOT_CATCH)
+                if issubclass(types, _classes.GROUPS):
+                    raise self._refuse(CANNOT_CATCH_GROUP)
+            full = rest is not None and real_issubclass(types, rest_kind)
         else:
             error = invalid_types_message(types)
             if error is not None:
