@@ -63,6 +63,7 @@ CASES = {
     "the prologue's constants": '"""Doc."""\nANCHOR = "Anchor"\nWHERE = "exceptstar._compiler.runtime"\n'
                                 'NOTHING = None\n__name__ == "__main__"\n'
                                 'def f():\n    return "exceptstar._compiler.runtime", "Anchor"\n',
+    "the prologue's constants, in a function's tuple": 'def g():\n    return ("exceptstar._compiler.runtime", 1)\n',
     "the prologue's names": 'import os\nruntime = __name__\n__exceptstar__ = __module__ = __class__ = runtime\n',
 }
 

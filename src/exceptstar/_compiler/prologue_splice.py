@@ -19,7 +19,7 @@ import opcode
 from itertools import accumulate, chain, compress, repeat
 from operator import and_, getitem, lshift, mul, or_, rshift
 
-from exceptstar._compiler.joined import _key, _shared, holds_a_name
+from exceptstar._compiler.joined import _HOLDERS, _key, holds_a_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,8 +139,6 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     if head.co_flags != native.co_flags or head.co_firstlineno != native.co_firstlineno \
             or head.co_names[-1:] != (_STAND_IN,) or head.co_consts[-1:] != (None,):
         return None
-    if _names_in_a_frozenset(native):
-        return None
     try:
         head_ops, head_args, head_kept, head_lines = _decoded(head)
         ops, args, kept, lines = _decoded(native)
@@ -199,8 +197,16 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     out_args = head_args[:cut] + list(map(getitem, map(renumbered.__getitem__, kinds), rest))
     code, offsets = _laid_out(head_ops[:cut] + ops[first:], out_args, targets)
     table = _line_table(head_lines[:cut] + lines[first:], offsets, native.co_firstlineno)
-    shared = _shared(consts[:len(head.co_consts) - 1], [native])
-    consts[:len(shared)] = shared
+    # The head's and prologue's constants as one compile makes them: the very objects of the module's equal ones.
+    own = len(head.co_consts) - 1
+    apart = [at for at in range(own) if at not in const_map]
+    if any(type(consts[at]) is not str and consts[at] != () for at in apart):
+        return None  # only the prologue's strings and () are not the module's own, as it is written
+    held = _held(native, [consts[at] for at in apart if not holds_a_name((consts[at],))])
+    if held is None:
+        return None
+    for at in range(own):
+        consts[at] = native.co_consts[const_map.index(at)] if at in const_map else held.get(consts[at], consts[at])
     return native.replace(co_code=code, co_consts=tuple(consts), co_names=tuple(names), co_linetable=table,
                           co_stacksize=max(head.co_stacksize, native.co_stacksize))
 
@@ -223,20 +229,28 @@ def _targets(ops: bytes, args: "List[int]", kept: bytes, begin: int, end: int,
     return targets
 
 
-def _names_in_a_frozenset(code: "Any") -> bool:
-    """Whether a code object in ``code`` has a frozenset of names: made anew by its code object where a name was
-    interned since (see ``prologue_text``), the native compile may share it where the whole tree's does not."""
+def _held(code: "Any", wanted: "List[str]") -> "Optional[Dict[str, str]]":
+    """The string of ``code``'s code objects (at any depth) equal to each of ``wanted``; None if one
+    has a frozenset of names: made anew by its code object where a name was interned since (see
+    ``prologue_text``), the native compile may share one where the whole tree's does not."""
     from gc import get_referents
 
     code_type = type(code)
-    level = [code.co_consts]
+    level: List[Any] = [code.co_consts]
+    found: Dict[str, str] = {}
     while level:
         items = get_referents(*level)
-        if frozenset in set(map(type, items)) and \
-                any(type(item) is frozenset and holds_a_name(item) for item in items):
-            return True
-        level = [item.co_consts for item in items if type(item) is code_type]
-    return False
+        kinds = set(map(type, items))
+        if frozenset in kinds and any(type(item) is frozenset and holds_a_name(item) for item in items):
+            return None
+        for value in wanted:
+            if value not in found and value in items:  # a string equals strings only
+                found[value] = items[items.index(value)]
+        # Deeper: code objects' constants, and what tuples and frozensets hold (one compile merges those too).
+        level = [item.co_consts if type(item) is code_type else item
+                 for item in compress(items, map(_HOLDERS.__contains__, map(type, items)))] \
+            if not _HOLDERS.isdisjoint(kinds) else []
+    return found
 
 
 def _size(arg: int) -> int:
