@@ -9,10 +9,13 @@ of the instance's, nested groups, other clause kinds, changed metadata) and must
 
 from __future__ import annotations
 
-from typing import List
+import sys
+from typing import Any, List
 
 import pytest
 from support import outcomes
+
+from exceptstar import PURE
 
 PRELUDE = """
 import sys
@@ -272,3 +275,65 @@ def test_each_plain_class_matches_the_builtin_classes_that_issubclass_names() ->
     for cls in PLAIN:
         assert MATCHED_BY[cls] == {member for member in _BUILTIN_EXCEPTIONS if issubclass(member, cls)}, cls
     assert set(MATCHED_BY) == set(PLAIN)
+
+
+def as_catch(program: str) -> str:
+    """``program`` with its starred ``try`` written as ``with exceptstar.catch({...})``, a handler function
+    per clause (its lines as they were, ``e`` the part): catch()'s own copy of the inline path
+    (``_catch.catch._run_flat``) against the same native ``except*``."""
+    lines = program.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.lstrip().startswith("except* "))
+    indent = len(lines[first]) - len(lines[first].lstrip())
+    start = max(i for i in range(first) if lines[i] == " " * indent + "try:")
+    handlers: List[str] = []
+    keys: List[str] = []
+    i = first
+    while i < len(lines) and lines[i].startswith(" " * indent + "except* "):
+        keys.append(f"{lines[i].strip()[len('except* '):-len(' as e:')]}: h{len(keys)}")
+        handlers.append(f"def h{len(keys) - 1}(e):")
+        i += 1
+        while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" " * (indent + 1))):
+            handlers.append("    " + lines[i][indent + 4:])
+            i += 1
+    statement = [*lines[:start], " " * indent + "with catch({" + ", ".join(keys) + "}):", *lines[start + 1:first],
+                 *lines[i:]]
+    # exceptstar's group classes: with EXCEPTSTAR_PURE=1 on 3.11+, what catch() builds.
+    return ("from exceptstar import BaseExceptionGroup, ExceptionGroup, catch\n"
+            + "\n".join(handlers + statement) + "\n")
+
+
+@pytest.mark.needs_processes
+def test_catch_flat_groups_as_native() -> None:
+    # catch() refuses an invalid key at construction, before the body runs.
+    names = sorted(set(PROGRAMS) - {"a clause of a group class"})
+    expected = outcomes.run_newest([PRELUDE + RAISE + PROGRAMS[name] for name in names])
+    sources = [PRELUDE + RAISE + as_catch(PROGRAMS[name]) for name in names]
+    got = outcomes.run_here(sources) if PURE else outcomes.run_pure(sources)
+    for name, g, e in zip(names, got, expected):
+        assert g == e, f"{name}:\n{as_catch(PROGRAMS[name])}"
+
+
+def test_catch_splits_a_flat_group_in_its_own_frame() -> None:
+    """Where set_handled's steps are bound (CPython 3.8-3.10), the test above goes through ``_run_flat``."""
+    from exceptstar import ExceptionGroup, _handled, catch
+
+    def ignore(group: BaseException) -> None:
+        pass
+
+    with catch({ValueError: ignore}):  # binds set_handled on first use
+        raise ExceptionGroup("eg", [ValueError(1)])
+    if _handled.steps is None:
+        pytest.skip("set_handled's steps are bound on CPython 3.8-3.10 only")
+    calls: List[str] = []
+
+    def profile(frame: Any, event: str, arg: object) -> None:
+        if event == "call":
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        with catch({ValueError: ignore, TypeError: ignore}):
+            raise ExceptionGroup("eg", [ValueError(1), TypeError(2), ValueError(3)])
+    finally:
+        sys.setprofile(None)
+    assert "_run_flat" in calls and "match" not in calls and "__init__" not in calls[calls.index("__exit__"):]
