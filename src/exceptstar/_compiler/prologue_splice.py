@@ -17,7 +17,7 @@ annotations), None: the caller's other path runs.
 
 import opcode
 from itertools import accumulate, chain, compress, repeat
-from operator import and_, getitem, lshift, mul, or_, rshift
+from operator import and_, getitem, lshift, mul, or_, rshift, sub
 
 from exceptstar._compiler.joined import _HOLDERS, _key, holds_a_name
 
@@ -54,6 +54,7 @@ _IS_LEFT = bytes(kind == _LEFT for kind in _KINDS)
 # An argument's units by its bit length (CPython's instrsize).
 _SIZE_BY_BITS = [max(1, (bits + 7) // 8) for bits in range(33)]
 _SAME = range(1 << 32)  # an argument kept: its own index
+_FLIP = bytes((1, 0)) + bytes(254)
 
 
 def compile_spliced(lines: "List[str]", row: int, compile_quietly: "Callable[[str, Any, int, int], Any]",
@@ -155,31 +156,17 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     exit_at = min(ops.find(op, first) % (len(ops) + 1) for op in _EXITS)  # not found (-1): past the end
     if exit_at - first < _COPIED:
         return None  # the prologue's jump to the first statement could take a copy of its block
-    consts = list(head.co_consts[:-1])
-    names = list(head.co_names[:-1])
-    const_at = {_key(const): at for at, const in enumerate(consts)}
-    name_at = {name: at for at, name in enumerate(names)}
-    const_map: List[int] = []
-    alike = True
-    code_type = type(native)
-    for const in native.co_consts:
-        # Each of the module's own: one compile adds it once, where the head and prologue have none equal (keys).
-        # A tuple may instead be the optimizer's fold, which is added apart whatever it equals: not told.  The
-        # head's own come first: what the two begin with alike (a fold comes after the code objects).
-        kind = type(const)
-        at = None if kind is code_type else const_at.get(const if kind is str else _key(const))
-        alike = alike and at == len(const_map)
-        if at is not None and not alike and type(const) is tuple:
-            return None
-        const_map.append(len(consts) if at is None else at)
-        if at is None:
-            consts.append(const)
-    name_map = []
-    for name in native.co_names:
-        if name not in name_at:
-            name_at[name] = len(names)
-            names.append(name)
-        name_map.append(name_at[name])
+    # Each of the module's own constants and names: one compile adds it once, where the head and prologue have
+    # none equal (constants: by key).  A tuple may instead be the optimizer's fold, which is added apart whatever
+    # it equals: not told, but where the head's own come first (the two compiles begin alike; a fold comes after
+    # the code objects).
+    const_map, consts, found = _joined(list(head.co_consts[:-1]), native.co_consts, _key)
+    alike = 0
+    while alike < len(found) and found[alike] == const_map[alike] == alike:
+        alike += 1
+    if any(type(native.co_consts[at]) is tuple for at in found[alike:]):
+        return None
+    name_map, names, _ = _joined(list(head.co_names[:-1]), native.co_names, str)
     # Jump targets as instruction indices in the joined code: the head's up to its stand-in, which is the first
     # statement's; the module's shifted by what the head's code replaces.
     targets = _targets(head_ops, head_args, head_kept, 0, cut, 0)
@@ -209,6 +196,27 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
         consts[at] = native.co_consts[const_map.index(at)] if at in const_map else held.get(consts[at], consts[at])
     return native.replace(co_code=code, co_consts=tuple(consts), co_names=tuple(names), co_linetable=table,
                           co_stacksize=max(head.co_stacksize, native.co_stacksize))
+
+
+def _joined(own: "List[Any]", theirs: "Tuple[Any, ...]",
+            key: "Callable[[Any], Any]") -> "Tuple[List[int], List[Any], List[int]]":
+    """Where each of ``theirs`` goes after ``own`` (its equal by ``key`` there, or in turn after them),
+    ``own`` with those of ``theirs`` not in it, and the places of ``theirs`` found in ``own``."""
+    own_at = {key(value): at for at, value in enumerate(own)}
+    # Equal keys are equal values of one type: only those are looked at one by one (a module has thousands).
+    alike = set(map(type, own))
+    maybe = compress(range(len(theirs)), map(alike.__contains__, map(type, theirs)))
+    values = set(own)
+    found = [at for at in maybe if theirs[at] in values and key(theirs[at]) in own_at]
+    if not found:
+        return list(range(len(own), len(own) + len(theirs))), own + list(theirs), found
+    hit = bytearray(len(theirs))
+    for at in found:
+        hit[at] = 1
+    places = list(map(sub, range(len(own), len(own) + len(theirs)), accumulate(hit)))
+    for at in found:
+        places[at] = own_at[key(theirs[at])]
+    return places, own + list(compress(theirs, hit.translate(_FLIP))), found
 
 
 def _targets(ops: bytes, args: "List[int]", kept: bytes, begin: int, end: int,
