@@ -17,9 +17,9 @@ annotations), None: the caller's other path runs.
 
 import opcode
 from itertools import accumulate, chain, compress, repeat
-from operator import and_, getitem, lshift, mul, or_, rshift, sub
+from operator import and_, attrgetter, getitem, is_, lshift, mul, or_, rshift, sub
 
-from exceptstar._compiler.joined import _HOLDERS, _key, holds_a_name
+from exceptstar._compiler.joined import _key, holds_a_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +55,7 @@ _IS_LEFT = bytes(kind == _LEFT for kind in _KINDS)
 _SIZE_BY_BITS = [max(1, (bits + 7) // 8) for bits in range(33)]
 _SAME = range(1 << 32)  # an argument kept: its own index
 _FLIP = bytes((1, 0)) + bytes(254)
+_HOLDERS = frozenset((tuple, frozenset))  # beside code objects, what holds constants that one compile merges
 
 
 def compile_spliced(lines: "List[str]", row: int, compile_quietly: "Callable[[str, Any, int, int], Any]",
@@ -205,9 +206,9 @@ def _joined(own: "List[Any]", theirs: "Tuple[Any, ...]",
     own_at = {key(value): at for at, value in enumerate(own)}
     # Equal keys are equal values of one type: only those are looked at one by one (a module has thousands).
     alike = set(map(type, own))
-    maybe = compress(range(len(theirs)), map(alike.__contains__, map(type, theirs)))
-    values = set(own)
-    found = [at for at in maybe if theirs[at] in values and key(theirs[at]) in own_at]
+    maybe = list(compress(range(len(theirs)), map(alike.__contains__, map(type, theirs))))
+    equal = compress(maybe, map(set(own).__contains__, map(theirs.__getitem__, maybe)))
+    found = [at for at in equal if key(theirs[at]) in own_at]
     if not found:
         return list(range(len(own), len(own) + len(theirs))), own + list(theirs), found
     hit = bytearray(len(theirs))
@@ -248,16 +249,16 @@ def _held(code: "Any", wanted: "List[str]") -> "Optional[Dict[str, str]]":
     found: Dict[str, str] = {}
     while level:
         items = get_referents(*level)
-        kinds = set(map(type, items))
+        types = list(map(type, items))
+        kinds = set(types)
         if frozenset in kinds and any(type(item) is frozenset and holds_a_name(item) for item in items):
             return None
         for value in wanted:
             if value not in found and value in items:  # a string equals strings only
                 found[value] = items[items.index(value)]
         # Deeper: code objects' constants, and what tuples and frozensets hold (one compile merges those too).
-        level = [item.co_consts if type(item) is code_type else item
-                 for item in compress(items, map(_HOLDERS.__contains__, map(type, items)))] \
-            if not _HOLDERS.isdisjoint(kinds) else []
+        level = [*compress(items, map(_HOLDERS.__contains__, types)),
+                 *map(attrgetter("co_consts"), compress(items, map(is_, types, repeat(code_type))))]
     return found
 
 
