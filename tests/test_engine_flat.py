@@ -337,3 +337,28 @@ def test_catch_splits_a_flat_group_in_its_own_frame() -> None:
     finally:
         sys.setprofile(None)
     assert "_run_flat" in calls and "match" not in calls and "__init__" not in calls[calls.index("__exit__"):]
+
+
+@pytest.mark.needs_processes
+def test_catch_as_except_star_when_a_handler_changes_derive() -> None:
+    """A handler that replaces the pure class's derive (native groups' cannot change) leaves the rest of
+    the statement to the engine's general path, in catch() as in transformed ``except*``."""
+    program = """
+def statement():
+    original = ExceptionGroup.derive
+    try:
+        try:
+            raise_group(ExceptionGroup("eg", leaves((ValueError, 1), (TypeError, 2), (KeyError, 3))))
+        except* ValueError as e:
+            seen(1, e)
+            ExceptionGroup.derive = lambda self, excs: ExceptionGroup("derived", excs)
+        except* TypeError as e:
+            seen(2, e)
+    finally:
+        ExceptionGroup.derive = original
+"""
+    sources = [PRELUDE + RAISE + program, PRELUDE + RAISE + as_catch(program)]
+    transformed = outcomes.run_transformed(sources[:1])[0]
+    caught = (outcomes.run_here if PURE else outcomes.run_pure)(sources[1:])[0]
+    assert caught == transformed
+    assert [entry[1]["message"] for entry in caught if entry[0] == 2] == ["derived"]

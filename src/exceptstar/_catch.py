@@ -166,7 +166,8 @@ class catch:
             entries.append((types, handler))
         self._handlers = entries, plain
 
-    def _run_handlers(self, star: Star) -> "Iterator[Tuple[_Call, object, BaseException]]":
+    def _run_handlers(self, star: Star, entries: "Iterable[Tuple[_Types, _Call]]"
+                      ) -> "Iterator[Tuple[_Call, object, BaseException]]":
         """Call each handler whose key matches a part, in order, recording what it raises.
 
         A handler that returns an awaitable is yielded as ``(handler, awaitable,
@@ -174,7 +175,7 @@ class catch:
         is the handled exception while its handler runs (the generator has an
         exception state of its own, which dies with it).
         """
-        for types, handler in self._handlers[0]:
+        for types, handler in entries:
             part = star.match(types)
             if part is None:
                 continue
@@ -199,8 +200,10 @@ class catch:
         message, excs, member_types, _ = exc._state  # type: ignore[attr-defined]
         tb, context, cause = exc.__traceback__, exc.__context__, exc.__cause__
         take, length, set_exc_info = _handled.steps  # type: ignore[misc]
+        tb_id = None if tb is None else id(tb)
         raised: Tuple[BaseException, ...] = ()
-        for types, handler in self._handlers[0]:
+        entries = iter(self._handlers[0])
+        for types, handler in entries:
             matching = member_types & _MATCHED_BY[types]
             if not matching:
                 continue
@@ -220,14 +223,9 @@ class catch:
             if context is not None:
                 part.__context__ = context
             part.__cause__ = cause
-            if tb is None:  # _handled.set_handled inline: no frame
-                take((_PureEG, part))
-                length.value = 0
-                set_exc_info(_PURE_EG_ID, id(part), None)
-            else:
-                take((_PureEG, part, tb))
-                length.value = 0
-                set_exc_info(_PURE_EG_ID, id(part), id(tb))
+            take((_PureEG, part) if tb is None else (_PureEG, part, tb))  # _handled.set_handled inline: no frame
+            length.value = 0
+            set_exc_info(_PURE_EG_ID, id(part), tb_id)
             try:
                 result = handler(part)
             except BaseException as error:
@@ -236,9 +234,22 @@ class catch:
                 if result is not None and _is_awaitable(result):
                     raised += (_not_sync(handler, part, result),)
             if not member_types:
+                rest = None
                 break
-        if member_types or raised:
-            yield (message, excs, member_types, tb, context, cause) if member_types else None, raised
+            if _PureEG.derive is not _DEFAULT_DERIVE or _PureEG.__getattribute__ is not _DEFAULT_GETATTRIBUTE:
+                # A handler changed how groups of ours come apart: the engine takes the clauses left.
+                star = Star(exc)
+                star._rest, star._raised = (message, excs, member_types, tb, context, cause), raised
+                for called, awaitable, given in self._run_handlers(star, entries):
+                    star.raised(_not_sync(called, given, awaitable))
+                rest, raised = star._rest, star._raised
+                # Handed over below: the handlers' frames point back to _run_handlers' (f_back), which holds star.
+                star._orig = star._rest = star._raised = None
+                break
+        else:  # members left
+            rest = message, excs, member_types, tb, context, cause
+        if rest is not None or raised:
+            yield rest, raised
             # The handlers' frames point back to this one (f_back): handed over, what they raised must not
             # stay in a local, or their tracebacks would hold reference cycles.
             raised = ()
@@ -261,7 +272,7 @@ class catch:
                 return True
         else:
             star = Star(exc)
-            for handler, awaitable, part in self._run_handlers(star):
+            for handler, awaitable, part in self._run_handlers(star, self._handlers[0]):
                 star.raised(_not_sync(handler, part, awaitable))
             if star._rest is None and not star._raised:  # all handled (as outcome() would say): no block needed
                 star = handler = awaitable = part = exc = None  # type: ignore[assignment]  # see below
@@ -293,7 +304,7 @@ class catch:
         if exc is None or not self._handlers[0]:
             return False
         star = Star(exc)
-        for _handler, awaitable, part in self._run_handlers(star):
+        for _handler, awaitable, part in self._run_handlers(star, self._handlers[0]):
             # Awaited here, in a frame whose handled exception must be the part too.
             _handled.set_handled(part)
             try:
