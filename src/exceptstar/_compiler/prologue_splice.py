@@ -184,7 +184,19 @@ def _spliced(head: "Any", native: "Any", row: int) -> "Any":
     renumbered = (_SAME, const_map, name_map, _SAME)  # by kind
     out_args = head_args[:cut] + list(map(getitem, map(renumbered.__getitem__, kinds), rest))
     code, offsets = _laid_out(head_ops[:cut] + ops[first:], out_args, targets)
-    table = _line_table(head_lines[:cut] + lines[first:], offsets, native.co_firstlineno)
+    # Where the module's first statement starts in the native code, if its code is laid out as there (the same
+    # prefixes): then the native line table from there on is the whole's, but for its first step's line.
+    start = offsets[cut]
+    unit = (len(native.co_code) - len(code)) // 2 + start
+    table = None
+    if unit >= 0 and kept[:unit].count(1) == first and kept[unit - 1:unit] != b"\0" \
+            and code[2 * start::2] == native.co_code[2 * unit::2]:
+        table = _moved(native.co_linetable, unit, _last_line(lines[:first], native.co_firstlineno),
+                       _last_line(head_lines[:cut], native.co_firstlineno))
+    if table is None:
+        table = _line_table(head_lines[:cut] + lines[first:], offsets, native.co_firstlineno)
+    else:
+        table = _line_table(head_lines[:cut], offsets[:cut + 1], native.co_firstlineno) + table
     # The head's and prologue's constants as one compile makes them: the very objects of the module's equal ones.
     own = len(head.co_consts) - 1
     apart = [at for at in range(own) if at not in const_map]
@@ -304,6 +316,37 @@ def _prefixed(op: int, arg: int, size: int) -> "Tuple[int, ...]":
     for shift in range(8 * (size - 1), 0, -8):
         units += (_EXTENDED_ARG, (arg >> shift) & 0xff)
     return (*units, op, arg & 0xff)
+
+
+def _last_line(lines: "List[int]", first: int) -> int:
+    """The last line among ``lines`` (-1: none), ``first`` if none has one."""
+    return next((line for line in reversed(lines) if line >= 0), first)
+
+
+def _moved(table: bytes, unit: int, was: int, now: int) -> "Optional[bytes]":
+    """3.10's ``table`` from code unit ``unit`` on, whose first run starts there with a line, its step counted
+    from line ``now``, not ``was``; None where no run starts there."""
+    at = offset = 0
+    while offset < 2 * unit and at < len(table):
+        offset += table[at]
+        at += 2
+    line = was
+    while at < len(table) and not table[at]:  # the first run's line steps of 127 (no bytecode)
+        line += table[at + 1] - 256 if table[at + 1] > 127 else table[at + 1]
+        at += 2
+    if offset != 2 * unit or at == len(table) or table[at + 1] == 128:
+        return None
+    line += table[at + 1] - 256 if table[at + 1] > 127 else table[at + 1]
+    out = bytearray()
+    move = line - now
+    while move > 127:
+        out += b"\x00\x7f"
+        move -= 127
+    while move < -127:
+        out += b"\x00\x81"
+        move += 127
+    out += bytes((table[at], move & 0xff))
+    return bytes(out) + table[at + 2:]
 
 
 def _line_table(lines: "List[int]", offsets: "List[int]", first: int) -> bytes:
