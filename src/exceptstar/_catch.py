@@ -204,7 +204,7 @@ class catch:
         raised: Tuple[BaseException, ...] = ()
         entries = iter(self._handlers[0])
         for types, handler in entries:
-            matching = member_types & _MATCHED_BY[types]
+            matching = member_types & MATCHED_BY[types]
             if not matching:
                 continue
             member_types = member_types - matching
@@ -375,7 +375,6 @@ class suppress:
         return False
 
 
-_MATCHED_BY = MATCHED_BY
 _PURE_EG_ID = id(_PureEG)
 
 
