@@ -17,7 +17,7 @@ annotations), None: the caller's other path runs.
 
 import opcode
 from itertools import accumulate, chain, compress, repeat
-from operator import and_, attrgetter, getitem, is_, lshift, mul, or_, rshift, sub
+from operator import and_, attrgetter, getitem, is_, lshift, mul, ne, or_, rshift, sub
 
 from exceptstar._compiler.joined import _key, holds_a_name
 
@@ -354,13 +354,20 @@ def _line_table(lines: "List[int]", offsets: "List[int]", first: int) -> bytes:
     the assembler's ``assemble_line_range``, a step per run of one line, from the last line given."""
     out = bytearray()
     previous = first
-    # Where each run of one line starts (the assembler's line is `first` before the first instruction).
-    starts = [at for at, (line, before) in enumerate(zip(lines, [first, *lines])) if line != before]
-    for begin, end in zip([0, *starts], [*starts, len(lines)]):
-        step = 2 * (offsets[end] - offsets[begin])
+    # Each run of one line: where it starts, its line, its bytecode (the assembler's line is `first` before the
+    # first instruction: the first run may be empty).
+    starts = list(compress(range(len(lines)), map(ne, lines, [first, *lines])))
+    runs = [first, *map(lines.__getitem__, starts)]
+    steps = list(map(sub, map(offsets.__getitem__, [*starts, len(lines)]), map(offsets.__getitem__, [0, *starts])))
+    # The runs after the last one of no line, each a line step from the one before, in C where each fits a pair.
+    loop = len(runs) - runs[::-1].index(-1) if -1 in runs else 1
+    moves = list(map(sub, runs[loop:], [_last_line(runs[:loop], first), *runs[loop:-1]]))
+    if steps[loop:] and (max(steps[loop:]) > 127 or not -127 <= min(moves) <= max(moves) <= 127):
+        loop = len(runs)
+    for line, step in zip(runs[:loop], steps[:loop]):
+        step *= 2
         if not step:
             continue
-        line = lines[begin]
         if line < 0:
             move = -128
         else:
@@ -377,4 +384,5 @@ def _line_table(lines: "List[int]", offsets: "List[int]", first: int) -> bytes:
             move = -128 if line < 0 else 0
             step -= 254
         out += bytes((step, move & 0xff))
+    out += bytes(chain.from_iterable(zip(map(lshift, steps[loop:], repeat(1)), map(and_, moves, repeat(0xff)))))
     return bytes(out)
