@@ -269,15 +269,10 @@ class collapse:
             else:  # set_handled inline, as the engine runs it: no frame (500 instructions on 3.8-3.10)
                 take, length, set_exc_info = steps
                 cls = type(leaf)
-                tb = leaf.__traceback__
-                if tb is None:  # a group never raised, given to a direct call
-                    take((cls, leaf))
-                    length.value = 0
-                    set_exc_info(id(cls), id(leaf), None)
-                else:
-                    take((cls, leaf, tb))
-                    length.value = 0
-                    set_exc_info(id(cls), id(leaf), id(tb))
+                tb = leaf.__traceback__  # None: a group never raised, given to a direct call
+                take((cls, leaf) if tb is None else (cls, leaf, tb))
+                length.value = 0
+                set_exc_info(id(cls), id(leaf), None if tb is None else id(tb))
             if RAISE_BY_NAME:
                 raise leaf  # noqa: B904 - PyPy 3.9, see _catch._PYPY
             leaf = None
