@@ -337,16 +337,21 @@ def _moved(table: bytes, unit: int, was: int, now: int) -> "Optional[bytes]":
     if offset != 2 * unit or at == len(table) or table[at + 1] == 128:
         return None
     line += table[at + 1] - 256 if table[at + 1] > 127 else table[at + 1]
-    out = bytearray()
-    move = line - now
+    out, move = _within_a_pair(line - now)
+    return out + bytes((table[at], move & 0xff)) + table[at + 2:]
+
+
+def _within_a_pair(move: int) -> "Tuple[bytes, int]":
+    """The steps of no bytecode that 3.10's assembler writes first for a line ``move`` past a pair's range,
+    and what is left of it."""
+    out = b""
     while move > 127:
         out += b"\x00\x7f"
         move -= 127
     while move < -127:
         out += b"\x00\x81"
         move += 127
-    out += bytes((table[at], move & 0xff))
-    return bytes(out) + table[at + 2:]
+    return out, move
 
 
 def _line_table(lines: "List[int]", offsets: "List[int]", first: int) -> bytes:
@@ -371,14 +376,9 @@ def _line_table(lines: "List[int]", offsets: "List[int]", first: int) -> bytes:
         if line < 0:
             move = -128
         else:
-            move = line - previous
+            prefix, move = _within_a_pair(line - previous)
+            out += prefix
             previous = line
-            while move > 127:
-                out += b"\x00\x7f"
-                move -= 127
-            while move < -127:
-                out += b"\x00\x81"
-                move += 127
         while step > 254:
             out += bytes((254, move & 0xff))
             move = -128 if line < 0 else 0
