@@ -25,7 +25,7 @@ from exceptstar._compiler.rewrite import transform as rewrite_tree
 from exceptstar._compiler.source import lines
 
 if sys.version_info[:2] == (3, 10):  # its opcodes are 3.10's
-    from exceptstar._compiler import prologue_splice
+    from exceptstar._compiler import prologue_reserved, prologue_splice
 
 pytestmark = [
     pytest.mark.skipif(sys.version_info[:2] != (3, 10), reason="the prologue is spliced on 3.10 only"),
@@ -56,6 +56,12 @@ CASES = {
     "try first": "try:\n    import os\nexcept ImportError:\n    os = None\nfinally:\n    z = 1\n",
     "with first": "with open(__file__) as f:\n    x = f.read()\n",
     "jumps past 255": '"""Doc."""\n' + BIG_IF + "while x:\n    x -= 1\n",
+    # A blank line above the first statement: the stand-in's path (_reserved), its jumps and indices past 255.
+    "a blank line, jumps past 255": '"""Doc."""\n\n' + BIG_IF + "while x:\n    x -= 1\n",
+    "a blank line, indices cross 255": '"""Doc."""\n\nimport os\n' + "".join(f"n{i} = {i + 1000}\n" for i in range(218))
+                                       + "def pad():\n" + "    a = 1\n" * 300,
+    "a blank line, futures": 'from __future__ import annotations\n\r\nx = ("Anchor", ())\n',
+    "a blank line, a def first": '"""Doc."""\n\ndef f():\n    return 1\n',
     # 252 names before the prologue's (the functions' 32 last): indices that cross 255 only once it is in.
     "indices cross 255": '"""Doc."""\nimport os\n' + "".join(f"n{i} = {i + 1000}\n" for i in range(218))
                          + "def pad():\n" + "    a = 1\n" * 300,
@@ -97,29 +103,53 @@ def _whole(text: str, filename: str, optimize: int = -1) -> Any:
     return compile(tree, filename, "exec", 0, True, optimize)
 
 
-def _spliced(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
-    """What the splice gave (spied on)."""
+def _spliced(monkeypatch: pytest.MonkeyPatch, reserved: bool = True, taken: Any = None) -> List[Any]:
+    """What the splice gave (spied on), by either path (``reserved``: the stand-in's tried; ``taken``:
+    a list given each path that answered)."""
     made: List[Any] = []
     original = prologue_splice._spliced
+    original_reserved = prologue_reserved.reserved
 
     def spy(*args: Any) -> Any:
         made.append(original(*args))
+        if taken is not None:
+            taken.append("spliced")
         return made[-1]
 
+    def spy_reserved(*args: Any) -> Any:
+        found = original_reserved(*args) if reserved else prologue_reserved.UNTRIED
+        if found is not prologue_reserved.UNTRIED:
+            made.append(found)
+            if taken is not None:
+                taken.append("reserved")
+        return found
+
     monkeypatch.setattr(prologue_splice, "_spliced", spy)
+    monkeypatch.setattr(prologue_reserved, "reserved", spy_reserved)
     return made
 
 
+@pytest.mark.parametrize("reserved", [True, False])  # the stand-in's path where it is taken, and the splice's
 @pytest.mark.parametrize("optimize", [-1, 2])  # -OO: the docstring a NOP that the prologue's code takes the line of
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_cases(name: str, optimize: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cases(name: str, optimize: int, reserved: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     text = CASES[name] + FILLER + STAR
-    made = _spliced(monkeypatch)
+    made = _spliced(monkeypatch, reserved)
     ours = native_parts.compile_stubbed(text, f"{name}.py", 0, optimize, False)
     assert made and made[0] is not None, "the splice was not taken"
     whole = _whole(text, f"{name}.py", optimize)
     assert _describe(ours) == _describe(whole)
     assert _sharing(ours) == _sharing(whole)
+
+
+@pytest.mark.parametrize("name", sorted(name for name in CASES if name.startswith("a blank line")))
+def test_the_stand_in_is_taken(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below a blank line, the module's code is the stand-in's compile (no splice), and the whole tree's."""
+    taken: List[str] = []
+    _spliced(monkeypatch, True, taken)
+    ours = native_parts.compile_stubbed(CASES[name] + FILLER + STAR, f"{name}.py", 0, -1, False)
+    assert taken == ["reserved"]
+    assert _describe(ours) == _describe(_whole(CASES[name] + FILLER + STAR, f"{name}.py"))
 
 
 def test_indices_and_jumps_did_cross_255() -> None:
@@ -201,7 +231,8 @@ def test_arguments_of_several_prefixes() -> None:
 
 def test_standard_library_modules(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every standard-library module, one ``except*`` added: where spliced, the whole tree's code."""
-    made = _spliced(monkeypatch)
+    taken: List[str] = []
+    made = _spliced(monkeypatch, True, taken)
     spliced = 0
     for path in sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py"))):
         with open(path, encoding="utf-8") as file:
@@ -216,4 +247,4 @@ def test_standard_library_modules(monkeypatch: pytest.MonkeyPatch) -> None:
         assert _describe(ours) == _describe(whole), path
         assert _sharing(ours) == _sharing(whole), path
         spliced += 1
-    assert spliced >= 60, spliced
+    assert spliced >= 60 and taken.count("reserved") >= 20, (spliced, taken.count("reserved"))

@@ -42,6 +42,7 @@ _STAND_IN_TEXT = f"{_STAND_IN}({_STAND_IN}, {_STAND_IN})\n"
 _TAIL = (*(opcode.opmap["LOAD_NAME"],) * 3, opcode.opmap["CALL_FUNCTION"], opcode.opmap["POP_TOP"],
          opcode.opmap["LOAD_CONST"], opcode.opmap["RETURN_VALUE"])
 _ANNOTATIONS = opcode.opmap["SETUP_ANNOTATIONS"]
+_SETUP_FINALLY = opcode.opmap["SETUP_FINALLY"]
 # What each opcode's argument is: a constant's index, a name's, what a fold left (a NOP's), or kept.
 _CONST, _NAME, _LEFT = 1, 2, 3
 _KINDS = bytes(_CONST if op in _CONSTS else _NAME if op in _NAMES else _LEFT if op == _NOP else 0 for op in range(256))
@@ -63,11 +64,16 @@ def compile_spliced(lines: "List[str]", row: int, compile_quietly: "Callable[[st
     """The whole tree's module-level code of ``lines`` with the prologue before line ``row``
     (``prologue_text.first_statement``); None if a compile fails or warns, or the splice
     cannot be shown to be that code."""
-    native = compile_quietly("".join(lines), filename, flags, optimize)
-    if native is None:
-        return None
     head = _head(lines, row, filename, flags, optimize)
-    return None if head is None else _spliced(head, native, row)
+    if head is None:
+        return None
+    from exceptstar._compiler import prologue_reserved
+
+    code = prologue_reserved.reserved(lines, row, head, compile_quietly, filename, flags, optimize)
+    if code is not prologue_reserved.UNTRIED:
+        return code
+    native = compile_quietly("".join(lines), filename, flags, optimize)
+    return None if native is None else _spliced(head, native, row)
 
 
 def _head(lines: "List[str]", row: int, filename: "Any", flags: int, optimize: int) -> "Any":
@@ -272,11 +278,6 @@ def _held(code: "Any", wanted: "List[str]") -> "Optional[Dict[str, str]]":
         level = [*compress(items, map(_HOLDERS.__contains__, types)),
                  *map(attrgetter("co_consts"), compress(items, map(is_, types, repeat(code_type))))]
     return found
-
-
-def _size(arg: int) -> int:
-    """Code units an instruction takes with ``arg`` (CPython's instrsize)."""
-    return 1 if arg <= 0xff else 2 if arg <= 0xffff else 3 if arg <= 0xffffff else 4
 
 
 def _laid_out(ops: bytes, args: "List[int]", targets: "Dict[int, int]") -> "Tuple[bytes, List[int]]":
