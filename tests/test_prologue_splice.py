@@ -62,6 +62,9 @@ CASES = {
                                        + "def pad():\n" + "    a = 1\n" * 300,
     "a blank line, futures": 'from __future__ import annotations\n\r\nx = ("Anchor", ())\n',
     "a blank line, a def first": '"""Doc."""\n\ndef f():\n    return 1\n',
+    "a blank line of spaces": '"""Doc."""\n  \t \nimport os\n',
+    "a comment above": '"""Doc."""  # a comment\nx = 1\n',
+    "a semicolon above": '"""Doc.""";\nx = 1\n',
     # 252 names before the prologue's (the functions' 32 last): indices that cross 255 only once it is in.
     "indices cross 255": '"""Doc."""\nimport os\n' + "".join(f"n{i} = {i + 1000}\n" for i in range(218))
                          + "def pad():\n" + "    a = 1\n" * 300,
@@ -120,7 +123,7 @@ def _spliced(monkeypatch: pytest.MonkeyPatch, reserved: bool = True, taken: Any 
         found = original_reserved(*args) if reserved else prologue_reserved.UNTRIED
         if found is not prologue_reserved.UNTRIED:
             made.append(found)
-            if taken is not None:
+            if taken is not None and found is not None:
                 taken.append("reserved")
         return found
 
@@ -142,13 +145,20 @@ def test_cases(name: str, optimize: int, reserved: bool, monkeypatch: pytest.Mon
     assert _sharing(ours) == _sharing(whole)
 
 
-@pytest.mark.parametrize("name", sorted(name for name in CASES if name.startswith("a blank line")))
+# Whether the stand-in's path takes each case: below a blank line or the head's last statement, not a comment.
+RESERVED = {**{name: "reserved" for name in CASES if name.startswith("a blank line")},
+            "right after": "reserved", "docstring at column 0": "reserved", "comments first": "reserved",
+            "far below": "spliced", "a comment above": "spliced", "a semicolon above": "spliced"}
+
+
+@pytest.mark.parametrize("name", sorted(RESERVED))
 def test_the_stand_in_is_taken(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Below a blank line, the module's code is the stand-in's compile (no splice), and the whole tree's."""
+    """Below a blank line or the head's last statement, the module's code is the stand-in's compile (no
+    splice); below a comment, the splice's: the whole tree's either way."""
     taken: List[str] = []
     _spliced(monkeypatch, True, taken)
     ours = native_parts.compile_stubbed(CASES[name] + FILLER + STAR, f"{name}.py", 0, -1, False)
-    assert taken == ["reserved"]
+    assert taken == [RESERVED[name]]
     assert _describe(ours) == _describe(_whole(CASES[name] + FILLER + STAR, f"{name}.py"))
 
 
@@ -230,7 +240,8 @@ def test_arguments_of_several_prefixes() -> None:
 
 
 def test_standard_library_modules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every standard-library module, one ``except*`` added: where spliced, the whole tree's code."""
+    """Every standard-library module, one ``except*`` added: where spliced, the whole tree's code (most of
+    them by the stand-in's path)."""
     taken: List[str] = []
     made = _spliced(monkeypatch, True, taken)
     spliced = 0
@@ -247,4 +258,4 @@ def test_standard_library_modules(monkeypatch: pytest.MonkeyPatch) -> None:
         assert _describe(ours) == _describe(whole), path
         assert _sharing(ours) == _sharing(whole), path
         spliced += 1
-    assert spliced >= 60 and taken.count("reserved") >= 20, (spliced, taken.count("reserved"))
+    assert spliced >= 60 and taken.count("reserved") >= 60, (spliced, taken.count("reserved"))

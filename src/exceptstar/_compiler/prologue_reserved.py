@@ -1,14 +1,14 @@
-"""On CPython 3.10, module-level code with the rewrite's prologue where a blank line precedes the first statement.
+"""On CPython 3.10, module-level code with the rewrite's prologue, the rest of the native compile kept as it is.
 
 ``prologue_splice`` renumbers and lays out again the native compile's code to
-put the head's before it.  With a blank line above the module's first
-statement, none of that is needed: that line holds a stand-in that uses the
-head's strings, ``()`` and names in their order and takes as many code units
-as the prologue, so the native compile numbers every constant and name, and
-puts every instruction, where one compile of the whole tree does.  The head's
-code then goes in place of what is above the first statement, and the rest is
-kept byte for byte with its line table; what is checked is as
-``prologue_splice._spliced`` checks it.
+put the head's before it.  Where the line above the module's first statement
+is blank or ends the head's last statement, none of that is needed: that line
+holds a stand-in that uses the head's strings, ``()`` and names in their order
+and takes as many code units as the prologue, so the native compile numbers
+every constant and name, and puts every instruction, where one compile of the
+whole tree does.  The head's code then goes in place of what is above the
+first statement, and the rest is kept byte for byte with its line table; what
+is checked is as ``prologue_splice._spliced`` checks it.
 """
 
 from exceptstar._compiler.joined import _key
@@ -42,11 +42,14 @@ def reserved(lines: "List[str]", row: int, head: "Any", compile_quietly: "Callab
               filename: "Any", flags: int, optimize: int) -> "Any":
     """The module-level code of ``lines`` with ``head``'s (``prologue_splice._head``) before line ``row``,
     where the native compile numbers every constant and name and places every instruction of the code
-    from ``row`` on as one compile does (a stand-in on the blank line above: see above): that code kept
+    from ``row`` on as one compile does (a stand-in on the line above: see above): that code kept
     byte for byte, with the end of its line table.  None as ``prologue_splice._spliced`` gives it;
     ``UNTRIED`` where this cannot be shown to be the code."""
-    if row < 2 or lines[row - 2] not in ("\n", "\r\n"):
+    above = lines[row - 2].rstrip("\r\n") if row > 1 else "#"
+    # The stand-in goes on the line above, blank (its spaces dropped) or the end of the head's last statement.
+    if "#" in above or "\f" in above or above.rstrip(" \t").endswith(";"):
         return UNTRIED
+    before = f"{above}; " if above.strip(" \t") else ""
     try:
         head_ops, _, head_kept, head_lines = _decoded(head)
     except _NotShown:
@@ -67,11 +70,11 @@ def reserved(lines: "List[str]", row: int, head: "Any", compile_quietly: "Callab
     # The first name, the others as its attributes (a unit each, the first again where the units left are odd),
     # each constant added (2), dropped (1); then the first name loaded and dropped (2) as often as units are left.
     stand_in = ".".join((*names, *names[:units % 2])) + "".join(map(" + ".__add__, strings))
-    text = "".join(lines[:row - 2]) + "; ".join((stand_in, *names[:1] * (units // 2))) + lines[row - 2] \
-        + "".join(lines[row - 1:])
+    text = "".join(lines[:row - 2]) + before + "; ".join((stand_in, *names[:1] * (units // 2))) \
+        + lines[row - 2][len(above):] + "".join(lines[row - 1:])
     native = compile_quietly(text, filename, flags, optimize)
     if native is None:
-        return None
+        return None if not before else UNTRIED  # a blank line's stand-in cannot fail where the module compiles
     own = len(head.co_consts) - 1
     raw = native.co_code
     if head.co_flags != native.co_flags or head.co_firstlineno != native.co_firstlineno \
