@@ -15,6 +15,7 @@ from exceptstar._classes import group_classes
 from exceptstar._groups import BaseExceptionGroup as _PureBEG
 from exceptstar._groups import ExceptionGroup as _PureEG
 from exceptstar._notes import add_note
+from exceptstar._split import _BUILTIN_EXCEPTIONS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -186,6 +187,8 @@ def _check_ignore(ignore: object) -> None:
 
 # collapse()'s default ignore: no class.
 _NOTHING: "Tuple[Type[BaseException], ...]" = ()
+# Our ExceptionGroup where it is the active class (3.8-3.10, or forced): a group of it skips the classes' tests.
+_OUR_EG = _PureEG if _classes.GROUPS[0] is _PureBEG else None
 
 
 def _outcome(exc: BaseException, ignore: "_Ignore") -> BaseException:
@@ -242,13 +245,19 @@ class collapse:
     def __exit__(self, exc_type: "_ExcType", exc: "_Exc", tb: "_Traceback") -> "Literal[False]":
         if exc is None:
             return False
-        # As the engine at each statement: without the backport imported or seen, a test of the
-        # modules' dict, which calls nothing, stands for group_classes() (2.2k instructions on 3.8).
-        if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
-            group_classes()
-        classes = _classes.GROUPS
-        if not isinstance(exc, classes):
-            return False
+        # A group of ours whose members are of built-in classes (the common case) holds no group of any
+        # class (3.11's ExceptionGroup is not one of _BUILTIN_EXCEPTIONS: a heap type): none to keep
+        # current or to test for.
+        if type(exc) is _OUR_EG and (kinds := exc._state[2]) is not None and kinds <= _BUILTIN_EXCEPTIONS:
+            classes = _NOTHING
+        else:
+            # As the engine at each statement: without the backport imported or seen, a test of the
+            # modules' dict, which calls nothing, stands for group_classes() (2.2k instructions on 3.8).
+            if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
+                group_classes()
+            classes = _classes.GROUPS
+            if not isinstance(exc, classes):
+                return False
         try:
             leaf = _one_of(exc, classes, self._ignore)
         except BaseException as interrupt:
