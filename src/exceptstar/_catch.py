@@ -12,7 +12,7 @@ import sys
 from exceptstar import _frames, _handled
 from exceptstar._classes import group_classes
 from exceptstar._clauses import MATCHED_BY, PLAIN, invalid_types_message
-from exceptstar._engine import Star, _flat_group
+from exceptstar._engine import _PURE_EG_ID, Star, _flat_group
 from exceptstar._groups import ExceptionGroup as _PureEG
 
 # _DEFAULT_DERIVE and _DEFAULT_GETATTRIBUTE: set when _groups (imported above) handed _split its classes.
@@ -368,8 +368,6 @@ class suppress:
                 raise
         return False
 
-
-_PURE_EG_ID = id(_PureEG)
 
 
 class _Settle(BaseException):
