@@ -369,7 +369,6 @@ class suppress:
         return False
 
 
-
 class _Settle(BaseException):
     """Raised and caught at once by ``__exit__``, for an except block whose end restores the handled exception."""
 
