@@ -186,6 +186,58 @@ def test_the_handled_exception_is_restored() -> None:
     assert sys.exc_info() == (None, None, None)
 
 
+def test_the_handled_exception_is_restored_whoever_calls_exit() -> None:
+    # A with statement ending on the group makes the leaf the handled exception without a block of
+    # __exit__'s own (3.8-3.10): its handler restores what was handled.  Any other caller gets that block.
+    def in_a_generator(group: BaseException) -> Iterator[object]:
+        try:
+            with collapse():
+                raise group
+        except ValueError:
+            yield sys.exc_info()[1]
+        yield sys.exc_info()[1]
+
+    group = ExceptionGroup("", [ValueError(4)])
+    assert list(in_a_generator(group)) == [group.exceptions[0], None]
+
+    class Delegating:
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, *details: Any) -> bool:
+            try:
+                collapse().__exit__(*details)
+            except ValueError:
+                pass
+            seen.append(sys.exc_info()[1])
+            return True
+
+    seen: List[BaseException | None] = []
+    delegated = ExceptionGroup("", [ValueError(5)])
+    with Delegating():
+        raise delegated
+    direct = ExceptionGroup("", [ValueError(6)])
+    try:
+        raise direct
+    except ExceptionGroup:
+        with pytest.raises(ValueError):
+            collapse().__exit__(type(direct), direct, direct.__traceback__)
+        seen.append(sys.exc_info()[1])
+    assert seen == [delegated, direct]
+    assert sys.exc_info() == (None, None, None)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 11) or sys.implementation.name != "cpython",
+                    reason="the handled exception set through ctypes: CPython 3.8-3.10")
+def test_a_with_statement_is_told_by_its_opcode() -> None:
+    import opcode
+
+    from exceptstar import _collapse
+
+    name = "WITH_CLEANUP_START" if sys.version_info < (3, 9) else "WITH_EXCEPT_START"
+    assert opcode.opmap[name] == _collapse._WITH_EXIT
+
+
 def test_enter_is_called_as_every_caller_calls_it() -> None:
     # The with statement binds __enter__; ExitStack calls it on the class with the instance.
     manager = collapse()

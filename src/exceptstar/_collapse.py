@@ -7,6 +7,7 @@ a ``with`` block or around a function.  Any group: ours, the built-in ones,
 the ``exceptiongroup`` backport's (``_classes.group_classes()``).
 """
 
+import sys
 from types import TracebackType
 
 from exceptstar import _classes, _frames, _handled
@@ -100,15 +101,16 @@ def _copied(kept: "_Entries", tail: "Optional[TracebackType]") -> "Optional[Trac
     return tb
 
 
-def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore") -> "Optional[BaseException]":
+def _one_of(group: BaseException, classes: "Tuple[type, ...]", ignore: "_Ignore",
+            children: "Optional[Sequence[BaseException]]" = None) -> "Optional[BaseException]":
     """The one leaf of ``group`` (one of ``classes``) not an instance of ``ignore``, if exactly one is, made
     ready for a bare ``raise`` out of ``group``'s place (see ``collapse``); otherwise None: ``group`` goes on
-    as it is.  The walk stops at a second."""
-    kind = type(group)
-    children: Sequence[BaseException]
-    if kind is _PureEG or kind is _PureBEG:
+    as it is.  The walk stops at a second.  ``children``: ``group``'s, if the caller has them."""
+    if children is not None:
+        one = len(children) == 1
+    elif type(group) is _PureEG or type(group) is _PureBEG:
         # What their `exceptions` property returns, without its frame (1.1k instructions on 3.10): always a tuple.
-        children = group._state[1]  # type: ignore[attr-defined]
+        children = group._state[1]
         one = len(children) == 1
     else:
         children = group.exceptions  # type: ignore[attr-defined]
@@ -189,6 +191,10 @@ def _check_ignore(ignore: object) -> None:
 _NOTHING: "Tuple[Type[BaseException], ...]" = ()
 # Our ExceptionGroup where it is the active class (3.8-3.10, or forced): a group of it skips the classes' tests.
 _OUR_EG = _PureEG if _classes.GROUPS[0] is _PureBEG else None
+# The opcode of a with statement's call of __exit__ as it ends on an exception (3.8; 3.9 and 3.10), where
+# _handled.steps is bound.
+_WITH_EXIT = 81 if sys.version_info < (3, 9) else 49
+_getframe = sys._getframe
 
 
 def _outcome(exc: BaseException, ignore: "_Ignore") -> BaseException:
@@ -248,9 +254,11 @@ class collapse:
         # A group of ours whose members are of built-in classes (the common case) holds no group of any
         # class (3.11's ExceptionGroup is not one of _BUILTIN_EXCEPTIONS: a heap type): none to keep
         # current or to test for.
-        if type(exc) is _OUR_EG and (kinds := exc._state[2]) is not None and kinds <= _BUILTIN_EXCEPTIONS:
+        if type(exc) is _OUR_EG and (state := exc._state)[2] is not None and state[2] <= _BUILTIN_EXCEPTIONS:
             classes = _NOTHING
+            children = state[1]
         else:
+            children = None
             # As the engine at each statement: without the backport imported or seen, a test of the
             # modules' dict, which calls nothing, stands for group_classes() (2.2k instructions on 3.8).
             if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
@@ -259,29 +267,37 @@ class collapse:
             if not isinstance(exc, classes):
                 return False
         try:
-            leaf = _one_of(exc, classes, self._ignore)
+            leaf = _one_of(exc, classes, self._ignore, children)
         except BaseException as interrupt:
             # Raised here, so the group is its context already.
             leaf = _frames.strip(interrupt)
         if leaf is None:
             return False
         exc = None  # no cycle through this frame
+        steps = _handled.steps
+        if steps is not None:
+            caller = _getframe(1)
+            if caller.f_code.co_code[caller.f_lasti] == _WITH_EXIT:
+                # Called by a with statement, as it ends on the group: the group is the handled
+                # exception, which the statement's handler restores as the leaf leaves it.  Set_handled
+                # inline, then a bare raise, with no block of this frame around them (3.3k instructions
+                # on 3.10).  An interrupt in between has the group or the leaf as its context.
+                take, length, set_exc_info = steps
+                cls = type(leaf)
+                tb = leaf.__traceback__
+                take((cls, leaf) if tb is None else (cls, leaf, tb))
+                length.value = 0
+                set_exc_info(id(cls), id(leaf), None if tb is None else id(tb))
+                leaf = None
+                raise
         try:
             # A new instance each time, not one shared (700 instructions less on 3.8): an interrupt
             # landing in this block has it as its context, and the group must stay reachable from there.
             raise _Settle
         except _Settle:
-            # A bare raise adds no entry for this frame; what is handled here is restored when this block ends.
-            steps = _handled.steps
-            if steps is None:
-                _handled.set_handled(leaf)
-            else:  # set_handled inline, as the engine runs it: no frame (500 instructions on 3.8-3.10)
-                take, length, set_exc_info = steps
-                cls = type(leaf)
-                tb = leaf.__traceback__  # None: a group never raised, given to a direct call
-                take((cls, leaf) if tb is None else (cls, leaf, tb))
-                length.value = 0
-                set_exc_info(id(cls), id(leaf), None if tb is None else id(tb))
+            # A bare raise adds no entry for this frame; what is handled here is restored when this block
+            # ends: called directly (ExitStack, a caller's own __exit__), nothing else would restore it.
+            _handled.set_handled(leaf)
             if RAISE_BY_NAME:
                 raise leaf  # noqa: B904 - PyPy 3.9, see _catch._PYPY
             leaf = None
