@@ -227,6 +227,31 @@ def test_the_handled_exception_is_restored_whoever_calls_exit() -> None:
     assert sys.exc_info() == (None, None, None)
 
 
+def test_called_with_no_frame_below() -> None:
+    # A thread's first call is made from C: nothing to tell a with statement from, the leaf still raised.
+    import _thread
+    import threading
+
+    with pytest.raises(ValueError), collapse():  # binds what sets the handled exception, on first use
+        raise ExceptionGroup("", [ValueError(0)])
+    group = ExceptionGroup("", [ValueError(7)])
+    reported: List[BaseException | None] = []
+    done = threading.Event()
+    old_hook = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        reported.append(unraisable.exc_value)
+        done.set()
+
+    sys.unraisablehook = hook
+    try:
+        _thread.start_new_thread(collapse().__exit__, (type(group), group, None))
+        assert done.wait(10)
+    finally:
+        sys.unraisablehook = old_hook
+    assert reported == [group.exceptions[0]]
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 11) or sys.implementation.name != "cpython",
                     reason="the handled exception set through ctypes: CPython 3.8-3.10")
 def test_a_with_statement_is_told_by_its_opcode() -> None:

@@ -276,8 +276,8 @@ class collapse:
         exc = None  # no cycle through this frame
         steps = _handled.steps
         if steps is not None:
-            caller = _getframe(1)
-            if caller.f_code.co_code[caller.f_lasti] == _WITH_EXIT:
+            caller = _getframe().f_back  # None: called from C with no frame below (a thread's first call)
+            if caller is not None and caller.f_code.co_code[caller.f_lasti] == _WITH_EXIT:
                 # Called by a with statement, as it ends on the group: the group is the handled
                 # exception, which the statement's handler restores as the leaf leaves it.  Set_handled
                 # inline, then a bare raise, with no block of this frame around them (3.3k instructions
