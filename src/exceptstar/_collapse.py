@@ -280,8 +280,9 @@ class collapse:
             if caller is not None and caller.f_code.co_code[caller.f_lasti] == _WITH_EXIT:
                 # Called by a with statement, as it ends on the group: the group is the handled
                 # exception, which the statement's handler restores as the leaf leaves it.  Set_handled
-                # inline, then a bare raise, with no block of this frame around them (3.3k instructions
-                # on 3.10).  An interrupt in between has the group or the leaf as its context.
+                # inline, then a bare raise, with no block of this frame around them (raising and catching
+                # _Settle costs 3.3k instructions on 3.10, this test 1.8k).  An interrupt in between has the
+                # group or the leaf as its context.
                 take, length, set_exc_info = steps
                 cls = type(leaf)
                 tb = leaf.__traceback__
