@@ -227,6 +227,7 @@ def test_the_handled_exception_is_restored_whoever_calls_exit() -> None:
     assert sys.exc_info() == (None, None, None)
 
 
+@pytest.mark.needs_processes
 def test_called_with_no_frame_below() -> None:
     # A thread's first call is made from C: nothing to tell a with statement from, the leaf still raised.
     import _thread
