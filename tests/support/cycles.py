@@ -54,6 +54,12 @@ def _assert_frees_what_it_raised(call: Callable[[], object]) -> None:
 
     once()
     once()
+    # PyPy may keep the last exception raised in its execution context until another one is raised: the
+    # second call's KeyError('new') was seen alive once in a full PyPy 3.11 run, never alone.
+    try:
+        raise LookupError("flush")
+    except LookupError:
+        pass
     for _ in range(3):  # PyPy's finalizers may need more than one collection
         gc.collect()
     alive = [ref() for ref in refs if ref() is not None]
