@@ -253,15 +253,14 @@ def test_called_with_no_frame_below() -> None:
     assert reported == [group.exceptions[0]]
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 11) or sys.implementation.name != "cpython",
-                    reason="the handled exception set through ctypes: CPython 3.8-3.10")
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's opcodes")
 def test_a_with_statement_is_told_by_its_opcode() -> None:
     import opcode
 
-    from exceptstar import _collapse
+    from exceptstar import _handled
 
     name = "WITH_CLEANUP_START" if sys.version_info < (3, 9) else "WITH_EXCEPT_START"
-    assert opcode.opmap[name] == _collapse._WITH_EXIT
+    assert opcode.opmap[name] == _handled.WITH_EXIT
 
 
 def test_enter_is_called_as_every_caller_calls_it() -> None:

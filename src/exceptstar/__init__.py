@@ -32,7 +32,7 @@ if sys.version_info < (3, 11):
 # computed one, so the copy stays.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from exceptstar._catch import catch, suppress
+    from exceptstar._catch import catch
     from exceptstar._collapse import collapse
     from exceptstar._compiler.hook import install, uninstall
     from exceptstar._compiler.transform import compile
@@ -47,11 +47,12 @@ if TYPE_CHECKING:  # pragma: no cover
         print_exc,
         print_exception,
     )
+    from exceptstar._suppress import suppress
 
 # Public name -> private module that defines it, imported on first access.
 _LAZY = {
     "catch": "._catch",
-    "suppress": "._catch",
+    "suppress": "._suppress",
     "leaf_exceptions": "._leaves",
     "collapse": "._collapse",
     "compile": "._compiler.transform",

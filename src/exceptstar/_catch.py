@@ -1,16 +1,16 @@
-"""``catch()`` and ``suppress()``: ``except*`` and ``contextlib.suppress`` as context managers.
+"""``catch()``: ``except*`` as a context manager.
 
-Both run on the engine (``_engine``), so they see the same groups as the
+It runs on the engine (``_engine``), so it sees the same groups as the
 transformed ``except*`` (ours, the built-in ones, the ``exceptiongroup``
-backport's) and split them the same way.  What they raise leaves their
+backport's) and splits them the same way.  What it raises leaves its
 ``__exit__`` with a bare ``raise`` of an exception made current by the engine,
-so no frame of exceptstar ends up in a traceback.
+so no frame of exceptstar ends up in a traceback.  An interrupt landing in its
+machinery is recorded as a handler's exception (``_recovered``).
 """
 
 import sys
 
 from exceptstar import _frames, _handled
-from exceptstar._classes import group_classes
 from exceptstar._clauses import MATCHED_BY, PLAIN, invalid_types_message
 from exceptstar._engine import _PURE_EG_ID, Star, _flat_group
 from exceptstar._groups import ExceptionGroup as _PureEG
@@ -21,12 +21,28 @@ from exceptstar._split import _BUILTIN_EXCEPTIONS, _DEFAULT_DERIVE, _DEFAULT_GET
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from types import TracebackType
-    from typing import Any, Callable, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar, Union
+    from typing import (
+        Any,
+        Awaitable,
+        Callable,
+        Iterable,
+        Iterator,
+        List,
+        Mapping,
+        Optional,
+        Tuple,
+        Type,
+        TypeVar,
+        Union,
+    )
 
     _Types = Union[Type[BaseException], Tuple[Type[BaseException], ...]]
     _Key = Union[Type[BaseException], Iterable[Type[BaseException]]]
     from exceptstar._classes import BaseExceptionGroup, ExceptionGroup
     from exceptstar._engine import _Flat
+
+    # What _run_flat leaves: the rest (None: all taken), what the handlers raised, whether the engine goes on.
+    _FlatEnd = Tuple[Optional[_Flat], Tuple[BaseException, ...], bool]
 
     # A handler is called with the matched part, always a group: one annotated
     # for either group class (of any members) is accepted, one for a plain
@@ -82,6 +98,10 @@ def _is_awaitable(value: object) -> bool:
 _PYPY = sys.implementation.name == "pypy"
 # PyPy 3.9: raise by name, in frames made hidden (``hidden``).
 RAISE_BY_NAME = _PYPY and sys.version_info < (3, 11)
+# The opcode of a with statement's call of __exit__ as it ends on an exception (None: __exit__ keeps a block of
+# its own, as on PyPy, which settles what it re-raises otherwise).
+_WITH_EXIT = _handled.WITH_EXIT
+_getframe = sys._getframe
 
 
 def hidden(func: "_F") -> "_F":
@@ -173,7 +193,8 @@ class catch:
         A handler that returns an awaitable is yielded as ``(handler, awaitable,
         part)``: ``async with`` awaits it, the plain form refuses it.  Each part
         is the handled exception while its handler runs (the generator has an
-        exception state of its own, which dies with it).
+        exception state of its own, which dies with it).  An exception of the
+        machinery's own leaves it with ``star`` consistent (``_recovered``).
         """
         for types, handler in entries:
             part = star.match(types)
@@ -182,7 +203,8 @@ class catch:
             try:
                 result = handler(part)
             except BaseException as raised:
-                star.raised(_frames.strip(raised))
+                star._raised += (raised,)  # type: ignore[operator]  # recorded by a line that calls nothing, then stripped
+                _frames.strip(raised)
             else:
                 if result is not None and _is_awaitable(result):
                     yield handler, result, part
@@ -190,98 +212,136 @@ class catch:
     def __enter__(self) -> None:
         return None
 
-    def _run_flat(self, exc: BaseException) -> "Iterator[Tuple[Optional[_Flat], Tuple[BaseException, ...]]]":
+    def _run_flat(self, exc: BaseException, entries: "Iterator[Tuple[_Types, _Call]]",
+                  box: "List[_FlatEnd]") -> "Iterator[None]":
         """``_run_handlers`` for a flat group of ours and built-in classes only, as ``Star.match``'s inline path.
 
-        The parts come apart by member type in this frame's locals, with no ``Star``; what is left, if
-        anything (the rest unbuilt, as ``Star`` keeps it, and what the handlers raised), is yielded once
-        at the end.
+        The parts come apart by member type in this frame's locals, with no ``Star``.  What is left (the
+        rest unbuilt, as ``Star`` keeps it, and what the handlers raised), and whether the engine is to take
+        the clauses left in ``entries``, goes into ``box``: a generator only for its own exception state (what
+        it makes handled dies with it), it yields nothing.  An interrupt landing here after the first clause
+        was looked at is recorded as a handler's exception, the clauses after it untaken; one landing before
+        leaves this frame with nothing taken and ``box`` empty.
         """
         message, excs, member_types, _ = exc._state  # type: ignore[attr-defined]
         tb, context, cause = exc.__traceback__, exc.__context__, exc.__cause__
         take, length, set_exc_info = _handled.steps  # type: ignore[misc]
         tb_id = None if tb is None else id(tb)
         raised: Tuple[BaseException, ...] = ()
-        entries = iter(self._handlers[0])
-        for types, handler in entries:
-            matching = member_types & MATCHED_BY[types]
-            if not matching:
-                continue
-            member_types = member_types - matching
-            if member_types:
-                matched: List[BaseException] = []
-                left: List[BaseException] = []
-                for member in excs:  # built-in classes: __class__ is the real type
-                    (matched if member.__class__ in matching else left).append(member)
-                members, excs = tuple(matched), tuple(left)
-            else:
-                matched, members = [*excs], excs
-            part = _flat_group(message, matched, members, matching, tb, context, cause)
-            take((_PureEG, part) if tb is None else (_PureEG, part, tb))  # _handled.set_handled inline: no frame
-            length.value = 0
-            set_exc_info(_PURE_EG_ID, id(part), tb_id)
-            try:
-                result = handler(part)
-            except BaseException as error:
-                raised += (_frames.strip(error),)
-            else:
-                if result is not None and _is_awaitable(result):
-                    raised += (_not_sync(handler, part, result),)
-            if not member_types:
-                rest = None
-                break
-            if _PureEG.derive is not _DEFAULT_DERIVE or _PureEG.__getattribute__ is not _DEFAULT_GETATTRIBUTE:
-                # A handler changed how groups of ours come apart: the engine takes the clauses left.
+        hand_over = False
+        try:
+            for types, handler in entries:
+                matching = member_types & MATCHED_BY[types]
+                if not matching:
+                    continue
+                left_types = member_types - matching
+                if left_types:
+                    matched: List[BaseException] = []
+                    left: List[BaseException] = []
+                    for member in excs:  # built-in classes: __class__ is the real type
+                        (matched if member.__class__ in matching else left).append(member)
+                    members, kept = tuple(matched), tuple(left)
+                else:
+                    matched, members, kept = [*excs], excs, ()
+                part = _flat_group(message, matched, members, matching, tb, context, cause)
+                take((_PureEG, part) if tb is None else (_PureEG, part, tb))  # _handled.set_handled inline: no frame
+                length.value = 0
+                set_exc_info(_PURE_EG_ID, id(part), tb_id)
+                # One line that calls nothing: from here the part counts as handled, even if its handler never runs.
+                member_types, excs = left_types, kept
+                try:
+                    result = handler(part)
+                except BaseException as error:
+                    raised += (error,)  # recorded by a line that calls nothing, then stripped of our frames
+                    _frames.strip(error)
+                else:
+                    if result is not None and _is_awaitable(result):
+                        raised += (_not_sync(handler, part, result),)
+                if not member_types:
+                    break
+                if _PureEG.derive is not _DEFAULT_DERIVE or _PureEG.__getattribute__ is not _DEFAULT_GETATTRIBUTE:
+                    hand_over = True  # a handler changed how groups of ours come apart: the engine takes the rest
+                    break
+            box.append(((message, excs, member_types, tb, context, cause) if member_types else None, raised,
+                        hand_over))
+            # The handlers' frames point back to this one (f_back): what they raised must not stay in a
+            # local here, or their tracebacks would hold reference cycles.
+            box = raised = None  # type: ignore[assignment]
+        except BaseException as error:
+            _frames.strip(error)
+            for recorded in raised:  # one may have been recorded but not stripped
+                _frames.strip(recorded)
+            box.append(((message, excs, member_types, tb, context, cause) if member_types else None,
+                        (*raised, error), False))
+            box = raised = None  # type: ignore[assignment]
+        yield from ()  # a generator for its exception state: it yields nothing
+
+    def _outcome(self, exc_type: "_ExcType", exc: BaseException) -> "Optional[BaseException]":
+        """What the with statement propagates (None: nothing), made the handled exception (``Star.finish``).
+
+        An exception of the machinery's own (a signal handler's, a tracer's) is
+        recorded as a handler's exception where it lands (``_recovered``).
+        Before the try nothing is taken; after ``finish()`` the outcome is
+        what is handled: the exception has either as its context.
+        """
+        star = None
+        box: Optional[List[_FlatEnd]] = None
+        try:
+            entries = iter(self._handlers[0])
+            # The with statement's exc_type is type(exc): a naked exception pays one test.
+            if exc_type is _PureEG and self._handlers[1] and type(exc) is _PureEG and not exc.__dict__ \
+                    and _handled.steps is not None and _PureEG.derive is _DEFAULT_DERIVE \
+                    and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE \
+                    and (member_types := exc._state[2]) is not None and member_types <= _BUILTIN_EXCEPTIONS:
+                box = []
+                next(self._run_flat(exc, entries, box), None)  # not a for loop: its end is an exception event
+                rest, raised, hand_over = box[-1]  # the last: the state with an interrupt if one landed
+                if rest is None and not raised:  # all handled
+                    return None
                 star = Star(exc)
-                star._rest, star._raised = (message, excs, member_types, tb, context, cause), raised
-                for called, awaitable, given in self._run_handlers(star, entries):
-                    star.raised(_not_sync(called, given, awaitable))
-                rest, raised = star._rest, star._raised
-                # Handed over below: the handlers' frames point back to _run_handlers' (f_back), which holds star.
-                star._orig = star._rest = star._raised = None
-                break
-        else:  # members left
-            rest = message, excs, member_types, tb, context, cause
-        if rest is not None or raised:
-            yield rest, raised
-            # The handlers' frames point back to this one (f_back): handed over, what they raised must not
-            # stay in a local, or their tracebacks would hold reference cycles.
-            raised = ()
+                star._rest, star._raised = rest, raised
+                box = rest = raised = None  # type: ignore[assignment]  # the Star holds them: see the handler below
+                if hand_over:
+                    for handler, awaitable, part in self._run_handlers(star, entries):
+                        star.raised(_not_sync(handler, part, awaitable))
+            else:
+                star = Star(exc)
+                for handler, awaitable, part in self._run_handlers(star, entries):
+                    star.raised(_not_sync(handler, part, awaitable))
+                if star._rest is None and not star._raised:  # all handled (as outcome() would say)
+                    return None
+            return star.finish()
+        except BaseException as error:
+            if star is not None and star._orig is None:  # finish() was done: its outcome is error's context
+                raise
+            # The flat path's state is in box until the Star holds it.
+            star = _recovered(star, exc, box[-1] if box else None, error)
+            error = None  # type: ignore[assignment]
+        return star.finish()
 
     def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
         if exc is None or not self._handlers[0]:
             return False
-        # The with statement's exc_type is type(exc): a naked exception pays one test.
-        if exc_type is _PureEG and self._handlers[1] and type(exc) is _PureEG and not exc.__dict__ \
-                and _handled.steps is not None and _PureEG.derive is _DEFAULT_DERIVE \
-                and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE \
-                and (member_types := exc._state[2]) is not None and member_types <= _BUILTIN_EXCEPTIONS:
-            star = None
-            for rest, raised in self._run_flat(exc):  # once, if anything is left
-                star = Star(exc)
-                star._rest, star._raised = rest, raised
-                del rest, raised  # see below
-            if star is None:  # all handled
-                exc = None  # see below
+        if _WITH_EXIT is not None and (caller := _getframe().f_back) is not None \
+                and caller.f_code.co_code[caller.f_lasti] == _WITH_EXIT:
+            # Called by a with statement as it ends on exc, which is the handled exception: the statement's
+            # handler restores the one before as anything leaves it.  No block of this frame is needed, so
+            # none has an entry where an interrupt would have the block's own exception as its context.
+            outcome = self._outcome(exc_type, exc)
+            if outcome is None:
                 return True
-        else:
-            star = Star(exc)
-            for handler, awaitable, part in self._run_handlers(star, self._handlers[0]):
-                star.raised(_not_sync(handler, part, awaitable))
-            if star._rest is None and not star._raised:  # all handled (as outcome() would say): no block needed
-                star = handler = awaitable = part = exc = None  # type: ignore[assignment]  # see below
-                return True
+            if outcome is exc:  # untouched: the with statement re-raises it as it was
+                return False
+            outcome = exc = None
+            raise  # the outcome, handled: a bare raise adds no entry for this frame
         try:
             raise _Settle
         except _Settle:
-            # What finish() makes the handled exception lasts until this block
-            # ends: a with statement restores the state it had itself, but a
-            # direct call (ExitStack, frameworks) would leave it for the thread.
-            outcome = star.finish()
+            # What outcome() makes the handled exception lasts until this block
+            # ends: called directly (ExitStack, frameworks), nothing else would restore it.
+            outcome = self._outcome(exc_type, exc)
             verdict = _verdict(outcome, exc)
-            # The handlers' frames point back to this one (f_back): no local may lead
-            # to what they raised, or the tracebacks would hold reference cycles.
-            star = handler = awaitable = part = exc = None  # type: ignore[assignment]
+            exc = None
             if verdict is None:
                 if RAISE_BY_NAME:
                     raise outcome  # type: ignore[misc]  # noqa: B904 - see _PYPY
@@ -295,17 +355,22 @@ class catch:
         return None
 
     async def __aexit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
+        # A coroutine has an exception state of its own: what it makes handled dies with it.
         if exc is None or not self._handlers[0]:
             return False
-        star = Star(exc)
-        for _handler, awaitable, part in self._run_handlers(star, self._handlers[0]):
-            # Awaited here, in a frame whose handled exception must be the part too.
-            _handled.set_handled(part)
-            try:
-                await awaitable  # type: ignore[misc]
-            except BaseException as raised:
-                star.raised(_frames.strip(raised))
-        outcome = star.finish()
+        star = None
+        try:
+            star = Star(exc)
+            for _handler, awaitable, part in self._run_handlers(star, iter(self._handlers[0])):
+                await _awaited(star, part, awaitable)  # type: ignore[arg-type]  # an awaitable: _run_handlers
+            outcome = star.finish()
+        except BaseException as error:  # see _outcome
+            if star is not None and star._orig is None:
+                raise
+            star = _recovered(star, exc, None, error)
+            error = None  # type: ignore[assignment]
+        if star._orig is not None:  # recovered: finished here, outside the block, which restores what it handled
+            outcome = star.finish()
         verdict = _verdict(outcome, exc)
         # The handlers' frames point back to this one (f_back): no local may lead
         # to what they raised, or the tracebacks would hold reference cycles.
@@ -328,66 +393,40 @@ catch.__exit__ = hidden(catch.__exit__)  # type: ignore[method-assign]
 catch.__aexit__ = hidden(catch.__aexit__)  # type: ignore[method-assign]
 
 
-class suppress:
-    """Suppress the given exceptions, as Python 3.12's ``contextlib.suppress``, on every version.
+async def _awaited(star: Star, part: BaseException, awaitable: "Awaitable[object]") -> None:
+    """Await what a handler returned with its part handled, recording what it raises in ``star``.
 
-    ``with exceptstar.suppress(FileNotFoundError): os.remove(path)``
-
-    A matching exception is suppressed.  From an exception group (ours, a
-    built-in one or the ``exceptiongroup`` backport's) the matching part is
-    taken out with the group's own ``split`` and the rest, if any, is raised,
-    with the original group as its ``__context__``; a group that matches
-    entirely is suppressed.
+    A coroutine of its own: its handled exception is the part's, and the
+    ``try`` is not in ``__aexit__``'s guard, where on 3.11+ an exception that a
+    tracer raises at the line of a ``try`` nested in it would escape it (the
+    line's NOP is in no range of the exception table).
     """
+    _handled.set_handled(part)
+    try:
+        await awaitable
+    except BaseException as raised:
+        star._raised += (raised,)  # type: ignore[operator]  # recorded by a line that calls nothing, then stripped
+        _frames.strip(raised)
 
-    __slots__ = ("_exceptions",)
 
-    def __init__(self, *exceptions: "Type[BaseException]") -> None:
-        self._exceptions = exceptions
+def _recovered(star: "Optional[Star]", exc: BaseException, flat: "Optional[_FlatEnd]", error: BaseException
+               ) -> Star:
+    """The Star of a ``catch()`` whose machinery ``error`` interrupted, recorded as a handler's exception.
 
-    def __enter__(self) -> None:
-        return None
-
-    # bool, as typeshed declares contextlib.suppress's: type checkers then know
-    # that the with statement may swallow, so the code after it is reachable.
-    def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
-        if exc_type is None:
-            return None  # type: ignore[return-value]  # what contextlib's returns
-        if issubclass(exc_type, self._exceptions):
-            return True
-        if issubclass(exc_type, group_classes()):
-            _match, rest = exc.split(self._exceptions)  # type: ignore[union-attr]
-            if rest is None:
-                return True
-            _chain(rest, exc)  # type: ignore[arg-type]
-            try:
-                raise _Settle
-            except _Settle:
-                # Handled only within this block: see catch.__exit__.
-                _handled.set_handled(rest)
-                raise
-        return False
+    As ``_engine.interrupted`` for the transformed statement: what was left and
+    what the handlers raised go on with it, so nothing of the group is lost.
+    The clauses after it are not taken.  ``flat``: the flat path's state, when
+    the Star does not hold it yet.
+    """
+    if star is None:
+        star = Star(exc)
+    if flat is not None:
+        star._rest, star._raised = flat[0], flat[1]
+    for recorded in star._raised:  # type: ignore[union-attr]  # one may have been recorded but not stripped
+        _frames.strip(recorded)
+    star._raised += (_frames.strip(error),)  # type: ignore[operator]
+    return star
 
 
 class _Settle(BaseException):
     """Raised and caught at once by ``__exit__``, for an except block whose end restores the handled exception."""
-
-
-def _chain(raised: BaseException, handled: BaseException) -> None:
-    """The ``__context__`` that ``raise raised`` would set while ``handled`` is handled.
-
-    As CPython's _PyErr_SetObject: a link in ``handled``'s context chain that
-    leads back to ``raised`` is cut so that no cycle forms.
-    """
-    if raised is handled:
-        return
-    seen = set()
-    node = handled
-    while node is not None and id(node) not in seen:
-        seen.add(id(node))
-        context = node.__context__
-        if context is raised:
-            node.__context__ = None
-            break
-        node = context  # type: ignore[assignment]
-    raised.__context__ = handled

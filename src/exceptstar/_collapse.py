@@ -11,12 +11,13 @@ import sys
 from types import TracebackType
 
 from exceptstar import _classes, _frames, _handled
-from exceptstar._catch import RAISE_BY_NAME, _chain, _Settle, hidden
+from exceptstar._catch import RAISE_BY_NAME, _Settle, hidden
 from exceptstar._classes import group_classes
 from exceptstar._groups import BaseExceptionGroup as _PureBEG
 from exceptstar._groups import ExceptionGroup as _PureEG
 from exceptstar._notes import add_note
 from exceptstar._split import _BUILTIN_EXCEPTIONS
+from exceptstar._suppress import _chain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -191,9 +192,8 @@ def _check_ignore(ignore: object) -> None:
 _NOTHING: "Tuple[Type[BaseException], ...]" = ()
 # Our ExceptionGroup where it is the active class (3.8-3.10, or forced): a group of it skips the classes' tests.
 _OUR_EG = _PureEG if _classes.GROUPS[0] is _PureBEG else None
-# The opcode of a with statement's call of __exit__ as it ends on an exception (3.8; 3.9 and 3.10), where
-# _handled.steps is bound.
-_WITH_EXIT = 81 if sys.version_info < (3, 9) else 49
+# The opcode of a with statement's call of __exit__ as it ends on an exception, used where _handled.steps is bound.
+_WITH_EXIT = _handled.WITH_EXIT
 _getframe = sys._getframe
 
 

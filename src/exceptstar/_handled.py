@@ -133,6 +133,12 @@ def _bind_on_first_use(exc: BaseException) -> None:
 # comment, not an annotation: PyPy 3.9 refuses an annotated name that a
 # function declares global.)
 set_handled = _bind_on_first_use  # type: Callable[[BaseException], None]
+# The opcode by which a with statement calls __exit__ as its block ends on an exception, on each CPython
+# (None elsewhere, or on a version not listed: nothing is taken for one).  Such an __exit__ may leave its
+# outcome handled: the statement's own handler restores what was handled before as the outcome leaves it.
+WITH_EXIT = None if sys.implementation.name != "cpython" else {
+    (3, 8): 81, (3, 9): 49, (3, 10): 49, (3, 11): 49, (3, 12): 49, (3, 13): 44, (3, 14): 43, (3, 15): 41,
+}.get(sys.version_info[:2])
 # Once bound on CPython 3.8-3.10: set_handled's three steps (take the references, hand them over, the C call),
 # for the engine's hot path, which runs them without a frame.  None until then, and on other interpreters.
 steps = None  # type: _Steps
