@@ -413,7 +413,7 @@ def _recovered(star: "Optional[Star]", exc: BaseException, flat: "Optional[_Flat
                ) -> Star:
     """The Star of a ``catch()`` whose machinery ``error`` interrupted, recorded as a handler's exception.
 
-    As ``_engine.interrupted`` for the transformed statement: what was left and
+    As ``_interrupted.interrupted`` for the transformed statement: what was left and
     what the handlers raised go on with it, so nothing of the group is lost.
     The clauses after it are not taken.  ``flat``: the flat path's state, when
     the Star does not hold it yet.

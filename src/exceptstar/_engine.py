@@ -29,7 +29,6 @@ from exceptstar._split import (
     _BUILTIN_EXCEPTIONS,
     _DEFAULT_DERIVE,
     _DEFAULT_GETATTRIBUTE,
-    _build_valid,
     _new_exception,
     _split,
 )
@@ -48,6 +47,7 @@ _BaseExceptionGroup = _classes.BaseExceptionGroup
 
 _PURE = _classes.PURE
 _exc_info = sys.exc_info
+_getframe = sys._getframe
 _modules = _classes._modules
 _BACKPORT_MODULE = _classes.BACKPORT_MODULE
 
@@ -208,83 +208,104 @@ class Star:
                         set_exc_info(_PURE_EG_ID, id(group), id(tb))
                 self._rest, self._done = rest, self._done + 1
                 return part
-        if rest_kind is tuple:  # left by the path above, for a clause it does not take
-            rest = self._rest = _flat_group(rest[0], [*rest[1]], *rest[1:])  # type: ignore[index]
-            rest_kind = _PureEG
-        if type(types) is type:
-            # The common case, a plain class, checked (one of PLAIN is valid) and matched inline.
-            if types not in PLAIN:
-                if not real_issubclass(BaseException, types):
-                    raise self._refuse(CANNOT_CATCH)
-                if issubclass(types, _classes.GROUPS):
-                    raise self._refuse(CANNOT_CATCH_GROUP)
-            full = rest is not None and real_issubclass(types, rest_kind)
+        if rest_kind in _BUILTIN_EXCEPTIONS and type(types) is type and types in PLAIN:
+            # A naked exception of a built-in class under a built-in clause, the usual naked case: valid, and
+            # matched by the class alone (``_MATCHED_BY``), with none of the checks below.
+            full = rest_kind in _MATCHED_BY[types]
         else:
-            error = invalid_types_message(types)
-            if error is not None:
-                raise self._refuse(error)
-            full = rest is not None and given_matches(type(rest), types)
-        part = None
-        if full:
+            if rest_kind is tuple:  # left by the path above, for a clause it does not take
+                rest = self._rest = _flat_group(rest[0], [*rest[1]], *rest[1:])  # type: ignore[index]
+                rest_kind = _PureEG
+            if type(types) is type:
+                # The common case, a plain class, checked (one of PLAIN is valid) and matched inline.
+                if types not in PLAIN:
+                    if not real_issubclass(BaseException, types):
+                        raise self._refuse(CANNOT_CATCH)
+                    if issubclass(types, _classes.GROUPS):
+                        raise self._refuse(CANNOT_CATCH_GROUP)
+                full = rest is not None and real_issubclass(types, rest_kind)
+            else:
+                error = invalid_types_message(types)
+                if error is not None:
+                    raise self._refuse(error)
+                full = rest is not None and given_matches(type(rest), types)
             if isinstance(rest, _classes.GROUPS):
-                part = rest  # type: ignore[assignment]  # a group (built above if it was a _Flat)
-            else:
-                # BaseExceptionGroup('', (rest,)), with the traceback CPython gives it (inline: this runs
-                # on every naked exception a clause takes).  The pure group is made without the checks
-                # that a caught exception passes, and without its member types (a split works them out).
-                part = _build_valid("", (rest,), None,  # type: ignore[arg-type]
-                                    _PureEG if isinstance(rest, Exception) else _PureBEG) \
-                    if _PURE else _BaseExceptionGroup("", (rest,))  # type: ignore[type-var]
-                if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
-                    # One entry: the user's frame where it is now (catch()'s own frames come first).
-                    frame: Optional[FrameType] = sys._getframe(1)
-                    if not self._called_by_user:
-                        frame = _frames.user_frame(frame)
-                    if frame is not None:
-                        # No instruction: 3.11+ show the line alone, as CPython its clause (carets need
-                        # positions).  Before, the entry spans the clause (``_spans``): its last line,
-                        # ``extents[clause]`` lines past the frame's, by _spans.lasti written out.
-                        lineno = frame.f_lineno
-                        extents = self._extents
-                        extent = extents[self._done] if extents is not None and _SPANS else 0
-                        part.__traceback__ = _TracebackType(
-                            None, frame, _SPAN_BASE - lineno - extent if extent > 0 else -1, lineno)
-            rest = None
-        elif isinstance(rest, _classes.GROUPS):
-            # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
-            # A subclass of tuple is a valid clause, but a group's split() wants an exact tuple
-            # (get_matcher_type): there it is a predicate if callable, else a TypeError.
-            kind, rest_kind = type(types), type(rest)
-            tuple_subclass = kind is not type and kind is not tuple and real_issubclass(tuple, kind)
-            if rest_kind in _PURE_GROUPS and not tuple_subclass:
-                # Our own split() after its first step, the group matching whole, which `full` was:
-                # a 2-tuple, which needs none of the checks below.
-                part, rest = _split(rest, TypeMatcher(types if kind is tuple else (types,)), True)  # type: ignore[arg-type]
-            else:
-                if tuple_subclass or not (rest_kind in _PLAIN_GROUPS or _own_code_only(rest_kind)):
-                    try:
-                        pair: object = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
-                    except BaseException as error:
-                        # The group's own code or the condition failed: that propagates alone, as in C.
-                        self._alone = error
-                        raise
+                if full:
+                    part, rest = rest, None  # type: ignore[assignment]  # a group (built above if it was a _Flat)
                 else:
-                    pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
-                if type(pair) is not tuple:
-                    raise self._refuse(f"{rest_kind.__name__}.split must return a tuple, not {type(pair).__name__}")
-                if len(pair) < 2:
-                    raise self._refuse(
-                        f"{rest_kind.__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
-                    )
-                part, rest = pair[0], pair[1]
-        if isinstance(part, BaseException):
-            # Not what a broken split() may return as the part (5): the handler
-            # gets it, but CPython's making it the handled exception crashes the
-            # interpreter on the next exception raised (its __context__).
+                    # CPython's split step of CHECK_EG_MATCH, with its checks of what split() returns.
+                    # A subclass of tuple is a valid clause, but a group's split() wants an exact tuple
+                    # (get_matcher_type): there it is a predicate if callable, else a TypeError.
+                    kind, rest_kind = type(types), type(rest)
+                    tuple_subclass = kind is not type and kind is not tuple and real_issubclass(tuple, kind)
+                    if rest_kind in _PURE_GROUPS and not tuple_subclass:
+                        # Our own split() after its first step, the group matching whole, which `full` was:
+                        # a 2-tuple, which needs none of the checks below.
+                        part, rest = _split(rest, TypeMatcher(types if kind is tuple else (types,)), True)  # type: ignore[arg-type]
+                    else:
+                        if tuple_subclass or not (rest_kind in _PLAIN_GROUPS or _own_code_only(rest_kind)):
+                            try:
+                                pair: object = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
+                            except BaseException as error:
+                                # The group's own code or the condition failed: that propagates alone, as in C.
+                                self._alone = error
+                                raise
+                        else:
+                            pair = rest.split(types) if not _PYPY311 else _pypy.split_builtin(rest, types)  # type: ignore[union-attr, arg-type]
+                        if type(pair) is not tuple:
+                            raise self._refuse(
+                                f"{rest_kind.__name__}.split must return a tuple, not {type(pair).__name__}")
+                        if len(pair) < 2:
+                            raise self._refuse(
+                                f"{rest_kind.__name__}.split must return a 2-tuple, got tuple of size {len(pair)}"
+                            )
+                        part, rest = pair[0], pair[1]
+                if isinstance(part, BaseException):
+                    # Not what a broken split() may return as the part (5): the handler
+                    # gets it, but CPython's making it the handled exception crashes the
+                    # interpreter on the next exception raised (its __context__).
+                    _handled.set_handled(part)
+                # One line that calls nothing: an interrupt finds the clause either
+                # taken (its part then counts as handled) or not taken at all.
+                self._rest, self._done = rest, self._done + 1
+                return part
+        if not full:  # a naked exception the clause does not take, or nothing left
+            self._done += 1
+            return None
+        # BaseExceptionGroup('', (rest,)), with the traceback CPython gives it (inline: this runs
+        # on every naked exception a clause takes).  The pure group is made without the checks
+        # that a caught exception passes, and without its member types (a split works them out).
+        if _PURE:  # _build_valid inline: no frame
+            cls = _PureEG if isinstance(rest, Exception) else _PureBEG
+            part = _new_exception(cls, "", (rest,))
+            part._state = "", (rest,), None, None  # type: ignore[assignment]
+        else:
+            part = _BaseExceptionGroup("", (rest,))  # type: ignore[type-var]
+        tb = None
+        if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
+            # One entry: the user's frame where it is now (catch()'s own frames come first).
+            frame: Optional[FrameType] = _getframe(1)
+            if not self._called_by_user:
+                frame = _frames.user_frame(frame)
+            if frame is not None:
+                # No instruction: 3.11+ show the line alone, as CPython its clause (carets need
+                # positions).  Before, the entry spans the clause (``_spans``): its last line,
+                # ``extents[clause]`` lines past the frame's, by _spans.lasti written out.
+                lineno = frame.f_lineno
+                extents = self._extents
+                extent = extents[self._done] if extents is not None and _SPANS else 0
+                tb = part.__traceback__ = _TracebackType(
+                    None, frame, _SPAN_BASE - lineno - extent if extent > 0 else -1, lineno)
+        steps = _handled.steps
+        if steps is None:
             _handled.set_handled(part)
-        # One line that calls nothing: an interrupt finds the clause either
-        # taken (its part then counts as handled) or not taken at all.
-        self._rest, self._done = rest, self._done + 1
+        else:  # set_handled inline, where it is bound (CPython 3.8-3.10, so _PURE): no frame
+            take, length, set_exc_info = steps
+            take((cls, part) if tb is None else (cls, part, tb))
+            length.value = 0
+            set_exc_info(id(cls), id(part), None if tb is None else id(tb))
+        # As above: the clause taken in one line that calls nothing.
+        self._rest, self._done = None, self._done + 1
         return part
 
     def _refuse(self, message: str, kind: "Type[Exception]" = TypeError) -> Exception:
@@ -378,69 +399,5 @@ def _own_code_only(cls: type) -> bool:
             and cls.__getattribute__ in _PLAIN_GETATTRIBUTES)
 
 
-def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
-    """What a transformed statement does with an exception raised by its own machinery.
-
-    Called in the handler of the ``try`` around ``Star()``/``match()`` of
-    clause ``clause`` (1-based) or ``outcome()`` (0), with the ``Star`` (None
-    if ``Star()`` had not returned).  None: the exception propagates on its
-    own, as CPython's does (an invalid clause, a failing types expression, a
-    group's own ``split``/``derive``); the caller deletes its names and
-    re-raises it.  Otherwise the exception arrived while exceptstar's code ran
-    where CPython runs C (a ``KeyboardInterrupt``, a tracer's exception): it
-    is recorded as if the clause's handler had raised it, so that nothing of
-    the group is lost, and the Star is returned for the statement to go on.
-    """
-    exc = sys.exc_info()[1]
-    if star is None:
-        # Nothing matched yet: the exception handled when Star() was called,
-        # the statement's own, is this one's context.
-        orig = exc.__context__  # type: ignore[union-attr]
-        if orig is None:
-            _frames.strip(exc)  # type: ignore[arg-type]
-            return None
-        star = Star(orig)
-    elif exc is star._alone or (clause and star._done < clause and not _in_match(exc)):  # type: ignore[arg-type]
-        # An error the engine marked, or one raised before match() was entered
-        # (the clause's types expression, a NameError say), which natively
-        # propagates alone too.  After match() returned, it is an interrupt.
-        _frames.strip(exc)  # type: ignore[arg-type]
-        if clause and exc is star._alone:
-            _span_clause(exc, None if star._extents is None else star._extents[clause - 1])  # type: ignore[arg-type]
-        return None
-    star._raised += (_frames.strip(exc),)  # type: ignore[arg-type,operator]
-    if clause:
-        star._done = clause
-    return star
-
-
-def _span_clause(exc: BaseException, extent: "Optional[int]") -> None:
-    """Give the entry of the statement's frame in ``exc``'s traceback the span of the clause that failed.
-
-    Natively the clause's match fails there, its entry spanning the clause.
-    The entry is made anew (their fields are read-only) and made the handled
-    exception's too: before 3.11 a bare ``raise`` re-raises that traceback.
-    """
-    tb = exc.__traceback__
-    if tb is None or tb.tb_frame is not sys._getframe(2):
-        return
-    lasti = _spans.lasti(None if extent is None else tb.tb_lineno + extent, tb.tb_lineno)
-    if lasti != -1:
-        exc.__traceback__ = type(tb)(tb.tb_next, tb.tb_frame, lasti, tb.tb_lineno)
-        _handled.set_handled(exc)
-
-
-def _in_match(exc: BaseException) -> bool:
-    """Whether ``exc`` was raised inside ``Star.match`` (or a call it made)."""
-    tb = exc.__traceback__
-    inner = None if tb is None else tb.tb_next
-    if inner is not None and inner.tb_frame.f_code is _MATCH_CODE:
-        return True
-    # PyPy gives a frame no traceback entry for what a tracer raises at its call event:
-    # there the user's entry stands at the call whose result becomes the clause's part.
-    return _PYPY and tb is not None and _pypy.calls_match(tb)
-
-
-_MATCH_CODE = Star.match.__code__
 _PYPY = sys.implementation.name == "pypy"
 _PYPY311 = _PYPY and sys.version_info >= (3, 11)

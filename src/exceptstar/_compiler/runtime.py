@@ -13,7 +13,7 @@ import sys
 
 from exceptstar import _classes
 from exceptstar._engine import Star as Star  # what transformed code calls: __exceptstar__.Star
-from exceptstar._engine import interrupted as interrupted  # and __exceptstar__.interrupted
+from exceptstar._interrupted import interrupted as interrupted  # and __exceptstar__.interrupted
 from exceptstar._notes import add_note, add_note_default
 
 TYPE_CHECKING = False
