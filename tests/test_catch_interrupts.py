@@ -24,13 +24,11 @@ from types import FrameType
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
+from support.interrupts import leaves, problems
 
-from exceptstar import BaseExceptionGroup, ExceptionGroup, _catch, _frames, catch
+from exceptstar import ExceptionGroup, _catch, _frames, catch
 
 Tracer = Callable[[FrameType, str, Any], Optional[Callable[..., Any]]]
-# What no handler takes, and what a handler may take (then handled, even if the handler never ran).
-UNMATCHED = {"TypeError(2)"}
-MATCHABLE = {"ValueError(1)", "ValueError(4)", "OSError(3)", "KeyError(5)"}
 # The leaves of the group, of what catch() propagates, and of what its handlers take.
 ORIGINAL = ["ValueError(1)", "TypeError(2)", "OSError(3)", "ValueError(4)"]
 OUTCOME = ["KeyError(5)", "TypeError(2)"]
@@ -75,23 +73,6 @@ def awaited(log: List[BaseException]) -> None:
 PROGRAMS = {"nested": nested, "flat": flat, "async": awaited}
 
 
-def leaves(exc: BaseException) -> List[str]:
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for member in exc.exceptions for leaf in leaves(member)]
-    return [repr(exc)]
-
-
-def own_frames(exc: BaseException) -> List[str]:
-    found = []
-    for part in [exc, *getattr(exc, "exceptions", ())]:
-        tb = part.__traceback__
-        while tb is not None:
-            if _frames.is_own(tb):
-                found.append(tb.tb_frame.f_code.co_name)
-            tb = tb.tb_next
-    return found
-
-
 def tracer(events: List[str], land_at: int) -> Tracer:
     """Counts the events of exceptstar's frames from ``__exit__``'s call on in ``events``; raises at number
     ``land_at`` (-1: never)."""
@@ -130,7 +111,6 @@ def run(program: Callable[[List[BaseException]], None], land_at: int) -> Dict[st
         sys.settrace(old)
     assert sys.exc_info() == (None, None, None)
     handled = [leaf for part in log for leaf in leaves(part)]
-    out = leaves(result) if result is not None else []
     at = events[land_at] if 0 <= land_at < len(events) else None
     # The interrupt alone, with the group's leaves or the outcome's in its context: see test_ below.
     alone = repr(result) == "KeyboardInterrupt()" and result.__context__ is not None  # type: ignore[union-attr]
@@ -139,20 +119,8 @@ def run(program: Callable[[List[BaseException]], None], land_at: int) -> Dict[st
         context = context.__context__
     untouched = alone and leaves(context) == ORIGINAL and not handled  # type: ignore[arg-type]
     settled = alone and leaves(context) == OUTCOME and sorted(handled) == SETTLED  # type: ignore[arg-type]
-    problems = []
-    if not set(out) >= UNMATCHED and not (untouched or settled):
-        problems.append("lost " + repr(UNMATCHED - set(out)))
-    if out.count("KeyboardInterrupt()") > 1 or len(out) != len(set(out)):
-        problems.append("duplicated")
-    unknown = set(out) - UNMATCHED - MATCHABLE - {"KeyboardInterrupt()"}
-    if unknown or not set(handled) <= MATCHABLE:
-        problems.append("unknown " + repr(unknown))
-    if set(out) & set(handled):
-        problems.append("both handled and propagated")
-    if result is not None and own_frames(result) and not (untouched or settled):
-        problems.append("our frames " + repr(own_frames(result)))
-    return {"at": at, "outcome": repr(result), "problems": problems, "untouched": untouched, "settled": settled,
-            "events": len(events)}
+    return {"at": at, "outcome": repr(result), "problems": problems(result, handled, untouched or settled),
+            "untouched": untouched, "settled": settled, "events": len(events)}
 
 
 @pytest.mark.skipif(sys.gettrace() is not None, reason="a tracer of its own (coverage, a debugger) runs")

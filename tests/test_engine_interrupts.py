@@ -22,7 +22,7 @@ import sys
 from typing import Any, Dict, List
 
 import pytest
-from support.processes import run_native, run_python
+from support.processes import TESTS, run_native, run_python
 
 # Before 3.11 the interpreter also runs signal handlers where 3.11+ never
 # does: on entering any except block (so also on the jump from the body into
@@ -51,8 +51,10 @@ def after_the_statement(outcome: Dict[str, Any]) -> bool:
 CHILD = r'''
 import json, signal, sys
 import exceptstar
-from exceptstar import BaseExceptionGroup, _frames
+from exceptstar import _frames
 from exceptstar._engine import Star
+sys.path.insert(0, sys.argv.pop())  # the tests' folder
+from support.interrupts import leaves, problems
 
 STATEMENT = """
 try:
@@ -67,33 +69,12 @@ except* ZeroDivisionError:
 IN_FUNCTION = "def f(log):\n" + "".join("    " + line + "\n" for line in STATEMENT.splitlines()) + "f(log)\n"
 CODES = {"module": exceptstar.compile(STATEMENT, "prog.py", "exec"),
          "function": exceptstar.compile(IN_FUNCTION, "prog.py", "exec")}
-# What no clause matches, and what a clause may take (then handled, even when its handler never ran).
-UNMATCHED = {"TypeError(2)"}
-MATCHABLE = {"ValueError(1)", "ValueError(4)", "OSError(3)", "KeyError(5)"}
-
-
-def leaves(exc):
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for member in exc.exceptions for leaf in leaves(member)]
-    return [repr(exc)]
-
 
 def context_chain(exc):
     found = []
     while exc.__context__ is not None and exc.__context__ not in found:
         exc = exc.__context__
         found.append(exc)
-    return found
-
-
-def own_frames(exc):
-    found = []
-    for e in [exc, *(getattr(exc, "exceptions", ()))]:
-        tb = e.__traceback__
-        while tb is not None:
-            if _frames.is_own(tb):
-                found.append(tb.tb_frame.f_code.co_name)
-            tb = tb.tb_next
     return found
 
 
@@ -118,27 +99,15 @@ def run(kind, arm):
     except KeyboardInterrupt:
         pass  # landed outside the statement: the outcome is the plain one
     handled = [leaf for part in namespace["log"] for leaf in leaves(part)]
-    out = leaves(result) if result is not None else []
-    problems = []
     # Landing before the group was raised (no result at all, or no context) loses nothing.
     before = result is None or (repr(result) == "KeyboardInterrupt()" and result.__context__ is None)
-    if not UNMATCHED <= set(out) and not before:
-        problems.append("lost " + repr(UNMATCHED - set(out)))
-    if out.count("KeyboardInterrupt()") > 1 or len(out) != len(set(out)):
-        problems.append("duplicated")
-    unknown = set(out) - UNMATCHED - MATCHABLE - {"KeyboardInterrupt()"}
-    if unknown or not set(handled) <= MATCHABLE:
-        problems.append("unknown " + repr(unknown))
-    if set(out) & set(handled):
-        problems.append("both handled and propagated")
-    if not before and own_frames(result):
-        problems.append("our frames " + repr(own_frames(result)))
+    found = problems(result, handled, before)
     left = sorted(name for name in namespace if name.startswith("__es_"))
     if left:
-        problems.append("names left " + repr(left))
+        found.append("names left " + repr(left))
     # The leaves the interrupt carries as its context: the whole outcome, when it came after the statement.
     carried = [leaf for link in context_chain(result) for leaf in leaves(link)] if result is not None else []
-    return {"outcome": repr(result), "problems": problems, "carried": carried}
+    return {"outcome": repr(result), "problems": found, "carried": carried}
 
 
 def by_tracer(kind):
@@ -233,7 +202,7 @@ except BaseException as exc:
 
 
 def child(*args: str) -> Any:
-    proc = run_python(sys.executable, CHILD, pure=True, args=args, timeout=600)
+    proc = run_python(sys.executable, CHILD, pure=True, args=(*args, str(TESTS)), timeout=600)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

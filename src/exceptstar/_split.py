@@ -35,9 +35,11 @@ _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose bases may be reassigned
 # them by a loop; a longer group counts its first type in a list (far cheaper per member than a set).
 _SHORT = 32
 _new_exception = BaseException.__new__
-# The built-in Exception classes: their bases cannot be reassigned, so members of them need no MRO test.
+# The built-in Exception classes: their bases cannot be reassigned, so members of them need no MRO test.  Leaves:
+# not the built-in ExceptionGroup, which CPython makes a heap type and PyPy 3.11 does not.
 _BUILTIN_EXCEPTIONS = frozenset(value for value in vars(builtins).values() if isinstance(value, type)
-                                and issubclass(value, Exception) and not value.__flags__ & _HEAPTYPE)
+                                and issubclass(value, Exception) and not value.__flags__ & _HEAPTYPE
+                                and not issubclass(value, getattr(builtins, "BaseExceptionGroup", ())))
 
 # _groups' classes and their default derive and __getattribute__, set by use_classes.
 BaseExceptionGroup: "Type[_BEG]"
