@@ -11,6 +11,7 @@ first statement, and the rest is kept byte for byte with its line table; what
 is checked is as ``prologue_splice._spliced`` checks it.
 """
 
+from exceptstar._compiler import prologue_splice
 from exceptstar._compiler.joined import _key
 from exceptstar._compiler.prologue_splice import (
     _ANNOTATIONS,
@@ -36,6 +37,21 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 UNTRIED = object()  # reserved's answer where the module's code is left to prologue_splice._spliced
+
+
+def compile_spliced(lines: "List[str]", row: int, compile_quietly: "Callable[[str, Any, int, int], Any]",
+                    filename: "Any", flags: int, optimize: int) -> "Any":
+    """The whole tree's module-level code of ``lines`` with the prologue before line ``row``
+    (``prologue_text.first_statement``): by the stand-in where it is shown exact (``reserved``), else by
+    ``prologue_splice``; None if a compile fails or warns, or neither can be shown to be that code."""
+    head = prologue_splice._head(lines, row, filename, flags, optimize)
+    if head is None:
+        return None
+    code = reserved(lines, row, head, compile_quietly, filename, flags, optimize)
+    if code is not UNTRIED:
+        return code
+    native = compile_quietly("".join(lines), filename, flags, optimize)
+    return None if native is None else prologue_splice._spliced(head, native, row)
 
 
 def reserved(lines: "List[str]", row: int, head: "Any", compile_quietly: "Callable[[str, Any, int, int], Any]",

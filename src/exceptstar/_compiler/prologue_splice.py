@@ -59,23 +59,6 @@ _FLIP = bytes((1, 0)) + bytes(254)
 _HOLDERS = frozenset((tuple, frozenset))  # beside code objects, what holds constants that one compile merges
 
 
-def compile_spliced(lines: "List[str]", row: int, compile_quietly: "Callable[[str, Any, int, int], Any]",
-                    filename: "Any", flags: int, optimize: int) -> "Any":
-    """The whole tree's module-level code of ``lines`` with the prologue before line ``row``
-    (``prologue_text.first_statement``); None if a compile fails or warns, or the splice
-    cannot be shown to be that code."""
-    head = _head(lines, row, filename, flags, optimize)
-    if head is None:
-        return None
-    from exceptstar._compiler import prologue_reserved
-
-    code = prologue_reserved.reserved(lines, row, head, compile_quietly, filename, flags, optimize)
-    if code is not prologue_reserved.UNTRIED:
-        return code
-    native = compile_quietly("".join(lines), filename, flags, optimize)
-    return None if native is None else _spliced(head, native, row)
-
-
 def _head(lines: "List[str]", row: int, filename: "Any", flags: int, optimize: int) -> "Any":
     """The whole tree's compile of the lines above ``row``, the prologue, and a stand-in on line ``row``."""
     import ast

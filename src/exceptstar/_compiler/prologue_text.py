@@ -72,7 +72,7 @@ def compile_with_prologue(lines: "List[str]", row: int, compile_quietly: "Callab
     as the whole tree has it; None if the compile fails or warns (``compile_quietly``: its
     warnings would name lines moved down)."""
     if not PROLOGUE_AS_TEXT:
-        from exceptstar._compiler.prologue_splice import compile_spliced
+        from exceptstar._compiler.prologue_reserved import compile_spliced
 
         return compile_spliced(lines, row, compile_quietly, filename, flags, optimize)
     from exceptstar._compiler.rewrite import FIND_RUNTIME
