@@ -12,11 +12,11 @@ import sys
 
 from exceptstar import _frames, _handled
 from exceptstar._clauses import MATCHED_BY, PLAIN, invalid_types_message
-from exceptstar._engine import _PURE_EG_ID, Star, _flat_group
+from exceptstar._engine import _PURE_EG_ID, Star
 from exceptstar._groups import ExceptionGroup as _PureEG
 
 # _DEFAULT_DERIVE and _DEFAULT_GETATTRIBUTE: set when _groups (imported above) handed _split its classes.
-from exceptstar._split import _BUILTIN_EXCEPTIONS, _DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE
+from exceptstar._split import _BUILTIN_EXCEPTIONS, _DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE, _new_exception
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,8 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from exceptstar._classes import BaseExceptionGroup, ExceptionGroup
     from exceptstar._engine import _Flat
 
-    # What _run_flat leaves: the rest (None: all taken), what the handlers raised, whether the engine goes on.
-    _FlatEnd = Tuple[Optional[_Flat], Tuple[BaseException, ...], bool]
+    # What the flat path leaves to a Star: the rest (None: all taken), what the handlers raised.
+    _FlatEnd = Tuple[Optional[_Flat], Tuple[BaseException, ...]]
 
     # A handler is called with the matched part, always a group: one annotated
     # for either group class (of any members) is accepted, one for a plain
@@ -163,28 +163,31 @@ class catch:
             raise TypeError(
                 f"catch() argument must be a mapping, not {type(handlers).__name__}"
             ) from None
-        entries: List[Tuple[_Types, _Call]] = []
-        plain = True
-        for key, handler in items:
+        # What the loops below check: classes (or iterables of them) and callables.
+        entries: List[Tuple[_Types, _Call]] = [*items]  # type: ignore[list-item]
+        for key, handler in entries:
+            if type(key) is not type or key not in PLAIN or not callable(handler):
+                break
+        else:  # every key a class of PLAIN (valid: no check to call), every handler callable
+            self._handlers = entries, True
+            return
+        checked: List[Tuple[_Types, _Call]] = []
+        for key, handler in entries:
             types: _Types
-            if type(key) is type and key in PLAIN:  # valid: no check to call
+            if isinstance(key, type):
                 types = key
             else:
-                plain = False
-                if isinstance(key, type):
-                    types = key
-                else:
-                    try:
-                        types = tuple(key)
-                    except TypeError:
-                        types = key  # type: ignore[assignment]  # invalid_types_message gives CPython's message
-                error = invalid_types_message(types)
-                if error is not None:
-                    raise TypeError(error)
+                try:
+                    types = tuple(key)
+                except TypeError:
+                    types = key  # invalid_types_message gives CPython's message
+            error = invalid_types_message(types)
+            if error is not None:
+                raise TypeError(error)
             if not callable(handler):
                 raise TypeError(f"'{type(handler).__name__}' object is not callable")
-            entries.append((types, handler))
-        self._handlers = entries, plain
+            checked.append((types, handler))
+        self._handlers = checked, False
 
     def _run_handlers(self, star: Star, entries: "Iterable[Tuple[_Types, _Call]]"
                       ) -> "Iterator[Tuple[_Call, object, BaseException]]":
@@ -212,117 +215,113 @@ class catch:
     def __enter__(self) -> None:
         return None
 
-    def _run_flat(self, exc: BaseException, entries: "Iterator[Tuple[_Types, _Call]]",
-                  box: "List[_FlatEnd]") -> "Iterator[None]":
-        """``_run_handlers`` for a flat group of ours and built-in classes only, as ``Star.match``'s inline path.
-
-        The parts come apart by member type in this frame's locals, with no ``Star``.  What is left (the
-        rest unbuilt, as ``Star`` keeps it, and what the handlers raised), and whether the engine is to take
-        the clauses left in ``entries``, goes into ``box``: a generator only for its own exception state (what
-        it makes handled dies with it), it yields nothing.  An interrupt landing here after the first clause
-        was looked at is recorded as a handler's exception, the clauses after it untaken; one landing before
-        leaves this frame with nothing taken and ``box`` empty.
-        """
-        message, excs, member_types, _ = exc._state  # type: ignore[attr-defined]
-        tb, context, cause = exc.__traceback__, exc.__context__, exc.__cause__
-        take, length, set_exc_info = _handled.steps  # type: ignore[misc]
-        tb_id = None if tb is None else id(tb)
-        raised: Tuple[BaseException, ...] = ()
-        hand_over = False
-        try:
-            for types, handler in entries:
-                matching = member_types & MATCHED_BY[types]
-                if not matching:
-                    continue
-                left_types = member_types - matching
-                if left_types:
-                    matched: List[BaseException] = []
-                    left: List[BaseException] = []
-                    for member in excs:  # built-in classes: __class__ is the real type
-                        (matched if member.__class__ in matching else left).append(member)
-                    members, kept = tuple(matched), tuple(left)
-                else:
-                    matched, members, kept = [*excs], excs, ()
-                part = _flat_group(message, matched, members, matching, tb, context, cause)
-                take((_PureEG, part) if tb is None else (_PureEG, part, tb))  # _handled.set_handled inline: no frame
-                length.value = 0
-                set_exc_info(_PURE_EG_ID, id(part), tb_id)
-                # One line that calls nothing: from here the part counts as handled, even if its handler never runs.
-                member_types, excs = left_types, kept
-                try:
-                    result = handler(part)
-                except BaseException as error:
-                    raised += (error,)  # recorded by a line that calls nothing, then stripped of our frames
-                    _frames.strip(error)
-                else:
-                    if result is not None and _is_awaitable(result):
-                        raised += (_not_sync(handler, part, result),)
-                if not member_types:
-                    break
-                if _PureEG.derive is not _DEFAULT_DERIVE or _PureEG.__getattribute__ is not _DEFAULT_GETATTRIBUTE:
-                    hand_over = True  # a handler changed how groups of ours come apart: the engine takes the rest
-                    break
-            box.append(((message, excs, member_types, tb, context, cause) if member_types else None, raised,
-                        hand_over))
-            # The handlers' frames point back to this one (f_back): what they raised must not stay in a
-            # local here, or their tracebacks would hold reference cycles.
-            box = raised = None  # type: ignore[assignment]
-        except BaseException as error:
-            _frames.strip(error)
-            for recorded in raised:  # one may have been recorded but not stripped
-                _frames.strip(recorded)
-            box.append(((message, excs, member_types, tb, context, cause) if member_types else None,
-                        (*raised, error), False))
-            box = raised = None  # type: ignore[assignment]
-        yield from ()  # a generator for its exception state: it yields nothing
-
     def _outcome(self, exc_type: "_ExcType", exc: BaseException) -> "Optional[BaseException]":
         """What the with statement propagates (None: nothing), made the handled exception (``Star.finish``).
 
-        An exception of the machinery's own (a signal handler's, a tracer's) is
-        recorded as a handler's exception where it lands (``_recovered``).
-        Before the try nothing is taken; after ``finish()`` the outcome is
-        what is handled: the exception has either as its context.
+        A flat group of ours, its members and the keys all of built-in classes
+        (the keys told at construction), comes apart by member type in this
+        frame's locals, as ``Star.match``'s inline path: no Star unless
+        something is left.  Anything else goes through the engine
+        (``_run_handlers``).  No generator is needed for the handled
+        exception: the block that calls this (the with statement's, or that
+        of ``__exit__``) restores it as it ends.
+
+        An exception of the machinery's own (a signal handler's, a tracer's)
+        is recorded as a handler's exception where it lands (``_recovered``):
+        each step commits in one line that calls nothing.  Before the try
+        nothing is taken; after ``finish()`` the outcome is what is handled:
+        the exception has either as its context.
         """
         star = None
-        box: Optional[List[_FlatEnd]] = None
+        excs = None  # not None: the flat path's state is in the locals below, which no Star holds yet
         try:
-            entries = iter(self._handlers[0])
+            entries, plain = self._handlers
+            pending = iter(entries)
             # The with statement's exc_type is type(exc): a naked exception pays one test.
-            if exc_type is _PureEG and self._handlers[1] and type(exc) is _PureEG and not exc.__dict__ \
+            if exc_type is _PureEG and plain and type(exc) is _PureEG and not exc.__dict__ \
                     and _handled.steps is not None and _PureEG.derive is _DEFAULT_DERIVE \
                     and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE \
                     and (member_types := exc._state[2]) is not None and member_types <= _BUILTIN_EXCEPTIONS:
-                box = []
-                next(self._run_flat(exc, entries, box), None)  # not a for loop: its end is an exception event
-                rest, raised, hand_over = box[-1]  # the last: the state with an interrupt if one landed
-                if rest is None and not raised:  # all handled
+                tb, context, cause = exc.__traceback__, exc.__context__, exc.__cause__
+                take, length, set_exc_info = _handled.steps
+                tb_id = None if tb is None else id(tb)
+                raised: Tuple[BaseException, ...] = ()
+                hand_over = False
+                message, excs, member_types, _ = exc._state  # the rest unbuilt, as a Star keeps it
+                for types, handler in pending:
+                    matching = member_types & MATCHED_BY[types]
+                    if not matching:
+                        continue
+                    left_types = member_types - matching
+                    if left_types:
+                        matched: List[BaseException] = []
+                        left: List[BaseException] = []
+                        for member in excs:  # built-in classes: __class__ is the real type
+                            (matched if member.__class__ in matching else left).append(member)
+                        members, kept = tuple(matched), tuple(left)
+                    else:
+                        matched, members, kept = [*excs], excs, ()
+                    part = _new_exception(_PureEG, message, matched)  # _engine._flat_group inline: no frame
+                    part._state = message, members, matching, None
+                    if tb is not None:
+                        part.__traceback__ = tb
+                    if context is not None:
+                        part.__context__ = context
+                    part.__cause__ = cause
+                    take((_PureEG, part) if tb is None else (_PureEG, part, tb))  # _handled.set_handled inline
+                    length.value = 0
+                    set_exc_info(_PURE_EG_ID, id(part), tb_id)
+                    # One line that calls nothing: from here the part counts as handled, even if its
+                    # handler never runs.
+                    member_types, excs = left_types, kept
+                    try:
+                        result = handler(part)
+                    except BaseException as error:
+                        raised += (error,)  # recorded by a line that calls nothing, then stripped of our frames
+                        _frames.strip(error)
+                    else:
+                        if result is not None and _is_awaitable(result):
+                            raised += (_not_sync(handler, part, result),)
+                    if not member_types:
+                        break
+                    if _PureEG.derive is not _DEFAULT_DERIVE \
+                            or _PureEG.__getattribute__ is not _DEFAULT_GETATTRIBUTE:
+                        hand_over = True  # a handler changed how groups of ours come apart: the engine goes on
+                        break
+                # The handlers' frames point back to this one (f_back): no local may lead to what they
+                # raised (a part re-raised, a new exception), or their tracebacks would hold reference cycles.
+                part = result = matched = left = members = kept = None  # type: ignore[assignment]
+                if not member_types and not raised:  # all handled
+                    excs = None
                     return None
                 star = Star(exc)
-                star._rest, star._raised = rest, raised
-                box = rest = raised = None  # type: ignore[assignment]  # the Star holds them: see the handler below
+                star._rest, star._raised, excs = \
+                    (message, excs, member_types, tb, context, cause) if member_types else None, raised, None
+                raised = None  # type: ignore[assignment]  # the Star holds them
                 if hand_over:
-                    for handler, awaitable, part in self._run_handlers(star, entries):
-                        star.raised(_not_sync(handler, part, awaitable))
+                    for handler, awaitable, given in self._run_handlers(star, pending):
+                        star.raised(_not_sync(handler, given, awaitable))
             else:
                 star = Star(exc)
-                for handler, awaitable, part in self._run_handlers(star, entries):
-                    star.raised(_not_sync(handler, part, awaitable))
+                for handler, awaitable, given in self._run_handlers(star, pending):
+                    star.raised(_not_sync(handler, given, awaitable))
                 if star._rest is None and not star._raised:  # all handled (as outcome() would say)
                     return None
             return star.finish()
         except BaseException as error:
             if star is not None and star._orig is None:  # finish() was done: its outcome is error's context
                 raise
-            # The flat path's state is in box until the Star holds it.
-            star = _recovered(star, exc, box[-1] if box else None, error)
-            error = None  # type: ignore[assignment]
+            flat: Optional[_FlatEnd] = None
+            if excs is not None:  # the flat path's state, which no Star holds yet
+                flat = (message, excs, member_types, tb, context, cause) if member_types else None, raised
+            star = _recovered(star, exc, flat, error)
+            error = flat = excs = raised = part = result = matched = left = members = kept = None  # type: ignore[assignment]
         return star.finish()
 
     def __exit__(self, exc_type: "_ExcType", exc: "Optional[BaseException]", tb: "_Traceback") -> bool:
         if exc is None or not self._handlers[0]:
             return False
-        if _WITH_EXIT is not None and (caller := _getframe().f_back) is not None \
+        if _WITH_EXIT is not None and (caller := _getframe(1)) is not None \
                 and caller.f_code.co_code[caller.f_lasti] == _WITH_EXIT:
             # Called by a with statement as it ends on exc, which is the handled exception: the statement's
             # handler restores the one before as anything leaves it.  No block of this frame is needed, so
