@@ -18,6 +18,7 @@ from operator import attrgetter, itemgetter, not_
 from exceptstar._compiler.finally_flow import may_leave_finally
 from exceptstar._compiler.joined import with_functions
 from exceptstar._compiler.prologue_text import PROLOGUE_NATIVE, compile_with_prologue, first_statement
+from exceptstar._compiler.quiet import Filters
 from exceptstar._compiler.source import filename_text, future_flags, mark, quick_scan
 from exceptstar._compiler.source import lines as lines_of
 from exceptstar._compiler.syntax import check_tree
@@ -234,11 +235,8 @@ def _compile_quietly(text: str, filename: "Any", flags: int, optimize: int) -> "
     tree's path, which gives them all, once and in the interpreter's order.
     Given here, they would be given again whenever a part then fails its check.
     """
-    import warnings
-
     try:
-        with warnings.catch_warnings(record=True) as warned:
-            warnings.simplefilter("always")
+        with Filters(record=True) as warned:
             code = _builtin_compile(text, filename, "exec", flags, True, optimize)
     except (SyntaxError, ValueError):
         return None
@@ -368,13 +366,10 @@ def _compile_part(part: str, text: str, stars: "Any", filename: "Any", flags: in
     blanked; None if its stars are not all there, it is not valid or it warns
     (see ``_compile_quietly``).  With ``functions`` (``_star_functions``) the
     tree must be those."""
-    import warnings
-
     from exceptstar._compiler.rewrite import transform
 
     try:
-        with warnings.catch_warnings(record=True) as warned:
-            warnings.simplefilter("always")
+        with Filters(record=True) as warned:
             tree = _builtin_compile(part, filename, "exec", flags | _PyCF_ONLY_AST, True)
             if (functions is not None and not _holds_only(tree, functions)) or mark(tree, stars) != len(stars):
                 return None

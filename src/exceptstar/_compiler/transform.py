@@ -15,6 +15,7 @@ import sys
 
 from exceptstar._classes import PURE
 from exceptstar._compiler import runtime  # noqa: F401 - sets the builtin __exceptstar__ that transformed code calls
+from exceptstar._compiler.quiet import Filters
 from exceptstar._compiler.scan import Scan
 from exceptstar._compiler.source import filename_text, future_flags, has_except_star, mark, quick_scan, source_text
 from exceptstar._compiler.syntax import check_tree, find_problems
@@ -139,10 +140,10 @@ def _compile_tree(source: "Any", filename: "Any", mode: str, flags: int,
     if not transformed and tree is not source:
         # `except*` only in a string or a comment: the module is compiled untouched,
         # but for the parser's warnings, which parsing it gave already.
-        import warnings
+        import re
 
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)
+        escapes = re.compile("invalid escape sequence", re.I)
+        with Filters(leave_out=("ignore", escapes, DeprecationWarning, None, 0)):
             return _builtin_compile(source, filename, mode, flags, True, optimize), False
     if flags & _PyCF_ONLY_AST:
         return tree, transformed
@@ -222,12 +223,9 @@ def parse(source: "Union[str, bytes]", filename: str, mode: str = "exec", flags:
     quick = quick_scan(text)
     if quick is not None:
         rewritten, stars = quick
-        import warnings
-
         try:
             # The parser's warnings (invalid escapes) only for the parse that is kept.
-            with warnings.catch_warnings(record=True) as warned:
-                warnings.simplefilter("always")
+            with Filters(record=True) as warned:
                 tree = _builtin_compile(rewritten, filename, mode, flags | _PyCF_ONLY_AST, True)
         except SyntaxError:
             pass
