@@ -13,6 +13,8 @@ import textwrap
 import pytest
 from support.processes import ours_and_newest
 
+pytestmark = pytest.mark.needs_processes
+
 # Each takes a different path through the compiler on 3.8-3.10: stars in functions only (their
 # bodies compiled natively, the rest stubbed), a star at module level (the whole tree), a star
 # in a comment only (the module compiled untouched), and a module that warns itself.
