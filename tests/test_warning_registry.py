@@ -13,8 +13,6 @@ import textwrap
 import pytest
 from support.processes import ours_and_newest
 
-pytestmark = pytest.mark.needs_processes
-
 # Each takes a different path through the compiler on 3.8-3.10: stars in functions only (their
 # bodies compiled natively, the rest stubbed), a star at module level (the whole tree), a star
 # in a comment only (the module compiled untouched), and a module that warns itself.
@@ -60,6 +58,7 @@ PROGRAM = textwrap.dedent("""\
 """)
 
 
+@pytest.mark.needs_processes
 @pytest.mark.parametrize("action", ["default", "once", "module"])
 def test_compiling_forgets_no_warning_shown(action: str) -> None:
     ours, newest = ours_and_newest(PROGRAM.format(action=action, modules=MODULES))
@@ -70,3 +69,19 @@ def test_compiling_forgets_no_warning_shown(action: str) -> None:
     # The module that warns itself warns as natively: once for its import, once for each compile.
     assert [entry[2] for entry in ours[0]].count("warns.py") == \
         [entry[2] for entry in newest[0]].count("warns.py")
+
+
+def test_a_filter_added_during_a_trial_lasts_no_longer() -> None:
+    """What adds a filter while a trial compile runs (another thread's ``simplefilter``) changes that
+    trial's list alone: the next trial still records every warning."""
+    import warnings
+
+    from exceptstar._compiler.quiet import Filters
+
+    before = warnings.filters
+    with Filters(record=True):
+        warnings.simplefilter("error")
+    with Filters(record=True) as recorded:
+        warnings.warn("recorded", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in recorded] == ["recorded"]
+    assert warnings.filters is before

@@ -19,31 +19,32 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, List, Optional, Tuple, Type
 
 # Every warning given, none shown, none counted as shown (no module's registry is written for "always").
-_ALWAYS = [("always", None, Warning, None, 0)]
+_ALWAYS = ("always", None, Warning, None, 0)
 
 
 class Filters:
-    """A with block run under ``filters`` (None: the caller's, with ``leave_out`` first, an entry of
-    ``warnings.filters`` form).  ``recorded`` (the value of the with statement): every warning given,
-    with ``record``; it is then shown nowhere.
+    """A with block whose warnings are all recorded in ``recorded`` (the with statement's value) and
+    none shown, with ``record``; else run under the caller's filters with ``leave_out`` first (an entry
+    of ``warnings.filters``' form).
     """
 
-    __slots__ = ("_filters", "_leave_out", "_saved", "recorded")
+    __slots__ = ("_leave_out", "_record", "_saved", "recorded")
 
     def __init__(self, record: bool = False, leave_out: "Optional[Tuple[Any, ...]]" = None) -> None:
-        self._filters = _ALWAYS if record else None
+        self._record = record
         self._leave_out = leave_out
         self.recorded: List[warnings.WarningMessage] = []
 
     def __enter__(self) -> "List[warnings.WarningMessage]":
         module: Any = warnings
         saved = self._saved = module.filters, module.showwarning, module._showwarnmsg_impl
-        if self._filters is None:
+        # A new list each time: whatever adds a filter meanwhile (warnings.simplefilter) changes it in place.
+        if not self._record:
             filters, show, impl = [self._leave_out, *saved[0]], saved[1], saved[2]
         else:
             # As catch_warnings(record=True): the original showwarning, so that _showwarnmsg reaches
             # the recorder whatever a program set there.
-            filters, show, impl = self._filters, module._showwarning_orig, self.recorded.append
+            filters, show, impl = [_ALWAYS], module._showwarning_orig, self.recorded.append
         module.filters, module.showwarning, module._showwarnmsg_impl = filters, show, impl
         return self.recorded
 
