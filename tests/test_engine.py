@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import gc
 import sys
+import textwrap
 import threading
 from typing import Any, Callable, List
 
 import pytest
 from support.cycles import NO_REFCOUNTS, PYPY, assert_leaves_no_cycles
+from support.processes import ours_and_newest
 
 from exceptstar import BaseExceptionGroup, ExceptionGroup, _classes
 from exceptstar._compiler.transform import compile_source
-from exceptstar._engine import Star
+from exceptstar._engine import CaughtStar
 
 # Compiled by the transformation that ships (the import hook's and exceptstar.compile's):
 # on 3.11+ too, where compile_source still rewrites the native tree onto the engine.
@@ -76,7 +78,7 @@ def test_finished_star_holds_nothing() -> None:
     try:
         flat()
     except BaseException as caught:
-        star = Star(caught)
+        star = CaughtStar(caught)
         part = star.match(ValueError)
         assert part is not None
         star.raised(KeyError("new"))
@@ -92,7 +94,7 @@ def test_match_after_everything_matched_still_checks_types() -> None:
     try:
         naked()
     except BaseException as caught:
-        star = Star(caught)
+        star = CaughtStar(caught)
         assert star.match(ValueError) is not None
         assert star.match(TypeError) is None
         with pytest.raises(TypeError, match="catching ExceptionGroup"):
@@ -205,7 +207,7 @@ def test_generator_state_does_not_leak() -> None:
         try:
             flat()
         except BaseException as caught:
-            star = Star(caught)
+            star = CaughtStar(caught)
             part = star.match(ValueError)
             yield sys.exc_info()[1] is part
             yield sys.exc_info()[1] is part
@@ -251,3 +253,45 @@ def test_builtin_groups_are_groups_whatever_the_classes() -> None:
     log: List[Any] = []
     statement(body, "pass", log)
     assert log == [True]
+
+
+# The group wrapping a naked exception holds one tuple as its args' members and its own, as CPython's
+# does with the tuple it is given (and a group made from a tuple keeps that very tuple).
+WRAPPER_MEMBERS = textwrap.dedent('''\
+    import json, os, sys
+    SOURCE = """
+    found = []
+    for raised in (ValueError(1), KeyboardInterrupt()):
+        try:
+            raise raised
+        except* (ValueError, KeyboardInterrupt) as group:
+            found.append([type(group).__name__, group.exceptions is group.args[1], group.args[1][0] is raised])
+    made = (ValueError(2),)
+    group = ExceptionGroup("made", made)
+    found.append([group.exceptions is group.args[1], group.args[1] is made])
+    """
+    if sys.version_info < (3, 11) or os.environ.get("EXCEPTSTAR_PURE"):
+        import exceptstar
+        code = exceptstar.compile(SOURCE, "<wrapper>", "exec")
+    else:
+        code = compile(SOURCE, "<wrapper>", "exec")
+    namespace = {}
+    exec(code, namespace)
+    print(json.dumps(namespace["found"]))
+''')
+
+
+@pytest.mark.needs_processes
+def test_a_wrapper_group_keeps_one_tuple_of_members_as_natively() -> None:
+    ours, newest = ours_and_newest(WRAPPER_MEMBERS)
+    assert ours == newest
+    assert newest == [["ExceptionGroup", True, True], ["BaseExceptionGroup", True, True], [True, True]]
+
+
+def test_catch_wraps_a_naked_exception_in_one_tuple_of_members() -> None:
+    from exceptstar import catch
+
+    found: List[bool] = []
+    with catch({ValueError: lambda group: found.append(group.exceptions is group.args[1])}):
+        raise ValueError(1)
+    assert found == [True]

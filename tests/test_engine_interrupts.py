@@ -126,8 +126,8 @@ def by_tracer(kind):
             return local
 
         def tracer(frame, event, arg):
-            # From the statement's Star() on: what runs before is the body's (building the group).
-            if frame.f_code is Star.__init__.__code__:
+            # From the first match() on (Star() runs no Python code): what runs before is the body's.
+            if frame.f_code is Star.match.__code__:
                 state["armed"] = True
             if state.get("armed") and _frames.is_own(type("tb", (), {"tb_frame": frame})):
                 return local(frame, event, arg)

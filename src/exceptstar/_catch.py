@@ -11,8 +11,8 @@ machinery is recorded as a handler's exception (``_recovered``).
 import sys
 
 from exceptstar import _frames, _handled
-from exceptstar._clauses import MATCHED_BY, PLAIN, invalid_types_message
-from exceptstar._engine import _PURE_EG_ID, Star
+from exceptstar._clauses import MATCHED_BY, PLAIN, invalid_types_message, matched_by
+from exceptstar._engine import _PURE_EG_ID, CaughtStar, Star
 from exceptstar._groups import ExceptionGroup as _PureEG
 
 # _DEFAULT_DERIVE and _DEFAULT_GETATTRIBUTE: set when _groups (imported above) handed _split its classes.
@@ -232,14 +232,14 @@ class catch:
         nothing is taken; after ``finish()`` the outcome is what is handled:
         the exception has either as its context.
         """
-        star = None
+        star: Optional[Star] = None
         excs = None  # not None: the flat path's state is in the locals below, which no Star holds yet
         try:
             entries, plain = self._handlers
             pending = iter(entries)
             # The with statement's exc_type is type(exc): a naked exception pays one test.
             if exc_type is _PureEG and plain and type(exc) is _PureEG and not exc.__dict__ \
-                    and _handled.steps is not None and _PureEG.derive is _DEFAULT_DERIVE \
+                    and _handled.steps and _PureEG.derive is _DEFAULT_DERIVE \
                     and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE \
                     and (member_types := exc._state[2]) is not None and member_types <= _BUILTIN_EXCEPTIONS:
                 tb, context, cause = exc.__traceback__, exc.__context__, exc.__cause__
@@ -247,9 +247,9 @@ class catch:
                 tb_id = None if tb is None else id(tb)
                 raised: Tuple[BaseException, ...] = ()
                 hand_over = False
-                message, excs, member_types, _ = exc._state  # the rest unbuilt, as a Star keeps it
+                message, excs, _, _ = exc._state  # the rest unbuilt, as a Star keeps it (member_types: above)
                 for types, handler in pending:
-                    matching = member_types & MATCHED_BY[types]
+                    matching = member_types & (MATCHED_BY.get(types) or matched_by(types))  # type: ignore[arg-type]
                     if not matching:
                         continue
                     left_types = member_types - matching
@@ -294,7 +294,7 @@ class catch:
                 if not member_types and not raised:  # all handled
                     excs = None
                     return None
-                star = Star(exc)
+                star = CaughtStar(exc)
                 star._rest, star._raised, excs = \
                     (message, excs, member_types, tb, context, cause) if member_types else None, raised, None
                 raised = None  # type: ignore[assignment]  # the Star holds them
@@ -302,7 +302,7 @@ class catch:
                     for handler, awaitable, given in self._run_handlers(star, pending):
                         star.raised(_not_sync(handler, given, awaitable))
             else:
-                star = Star(exc)
+                star = CaughtStar(exc)
                 for handler, awaitable, given in self._run_handlers(star, pending):
                     star.raised(_not_sync(handler, given, awaitable))
                 if star._rest is None and not star._raised:  # all handled (as outcome() would say)
@@ -357,9 +357,9 @@ class catch:
         # A coroutine has an exception state of its own: what it makes handled dies with it.
         if exc is None or not self._handlers[0]:
             return False
-        star = None
+        star: Optional[Star] = None
         try:
-            star = Star(exc)
+            star = CaughtStar(exc)
             for _handler, awaitable, part in self._run_handlers(star, iter(self._handlers[0])):
                 await _awaited(star, part, awaitable)  # type: ignore[arg-type]  # an awaitable: _run_handlers
             outcome = star.finish()
@@ -418,7 +418,7 @@ def _recovered(star: "Optional[Star]", exc: BaseException, flat: "Optional[_Flat
     the Star does not hold it yet.
     """
     if star is None:
-        star = Star(exc)
+        star = CaughtStar(exc)
     if flat is not None:
         star._rest, star._raised = flat[0], flat[1]
     for recorded in star._raised:  # type: ignore[union-attr]  # one may have been recorded but not stripped

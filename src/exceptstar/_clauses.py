@@ -14,7 +14,7 @@ from exceptstar._split import _BUILTIN_EXCEPTIONS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, FrozenSet, Optional, Tuple
+    from typing import Any, Dict, FrozenSet, Optional, Tuple
 
 CANNOT_CATCH = "catching classes that do not inherit from BaseException is not allowed"
 CANNOT_CATCH_GROUP = "catching ExceptionGroup with except* is not allowed. Use except instead."
@@ -28,21 +28,17 @@ PLAIN = frozenset(cls for cls in _BUILTIN_EXCEPTIONS if not any(
 
 
 
-class _MatchedBy(dict):  # type: ignore[type-arg]  # Dict[type, FrozenSet[type]], which 3.8 cannot subclass
-    """For a class of ``PLAIN``, the built-in classes that it matches, worked out on first use.
-
-    Fixed, as the bases of built-in classes are: the engine splits a flat
-    group's member types by two set operations, with no call per type.
-    """
-
-    __slots__ = ()
-
-    def __missing__(self, cls: type) -> "FrozenSet[type]":
-        matched = self[cls] = frozenset(filter(cls.__subclasscheck__, _BUILTIN_EXCEPTIONS))
-        return matched
+# For a class of ``PLAIN``, the built-in classes that it matches (fixed, as the bases of built-in classes are):
+# the engine splits a flat group's member types by two set operations, with no call per type.  A plain dict read
+# with get(), each entry made by ``matched_by`` on first use: a subclass of dict with ``__missing__`` would look
+# up ``__getitem__`` by name at every subscript (CPython gives dict subclasses the generic slot).
+MATCHED_BY: "Dict[type, FrozenSet[type]]" = {}
 
 
-MATCHED_BY = _MatchedBy()
+def matched_by(cls: type) -> "FrozenSet[type]":
+    """``MATCHED_BY[cls]``, worked out and kept on first use (never empty: ``cls`` is one of them)."""
+    matched = MATCHED_BY[cls] = frozenset(filter(cls.__subclasscheck__, _BUILTIN_EXCEPTIONS))
+    return matched
 
 
 def invalid_types_message(types: object) -> "Optional[str]":

@@ -275,7 +275,7 @@ class collapse:
             return False
         exc = None  # no cycle through this frame
         steps = _handled.steps
-        if steps is not None:
+        if steps:
             caller = _getframe().f_back  # None: called from C with no frame below (a thread's first call)
             if caller is not None and caller.f_code.co_code[caller.f_lasti] == _WITH_EXIT:
                 # Called by a with statement, as it ends on the group: the group is the handled

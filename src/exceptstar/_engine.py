@@ -94,16 +94,20 @@ _PLAIN_SPLITS: "Set[object]" = {getattr(cls, "split") for cls in _PLAIN_GROUPS} 
 _PLAIN_DERIVES: "Set[object]" = {getattr(cls, "derive") for cls in _PLAIN_GROUPS}  # noqa: B009
 _PLAIN_GETATTRIBUTES: "Set[object]" = {cls.__getattribute__ for cls in _PLAIN_GROUPS}
 _PURE_EG_ID = id(_PureEG)
-_MATCHED_BY = _clauses.MATCHED_BY
+_STEPS = _handled.steps
+_MATCHED_BY, _matched_by = _clauses.MATCHED_BY, _clauses.matched_by
 
 
 class Star:
     """One executing ``try``/``except*`` statement.
 
-    Created with what the body raised; ``match`` is then called for every
+    Begun with what the body raised; ``match`` is then called for every
     clause in order, ``raised`` with whatever a matched clause's handler
     raised, and ``finish`` once at the end (``outcome`` for transformed code,
-    which drops the ``Star`` itself).
+    which drops the ``Star`` itself).  The transformed statement makes it with
+    no arguments, which runs no Python code (a class call and ``__init__``
+    cost as much as the rest of a naked statement's match), and its first
+    clause's ``match`` begins it; ``catch()``'s ``CaughtStar`` begins itself.
 
     Every method leaves the state consistent at every line, so that an
     exception arriving in the middle (a signal handler's ``KeyboardInterrupt``,
@@ -111,111 +115,116 @@ class Star:
     raised it at that point, and the statement finished with nothing lost.
     """
 
-    __slots__ = ("_alone", "_called_by_user", "_done", "_extents", "_orig", "_raised", "_rest")
+    __slots__ = ("_alone", "_done", "_extents", "_orig", "_raised", "_rest")
 
-    def __init__(self, exc: "Optional[BaseException]" = None,
-                 extents: "Optional[Tuple[int, ...]]" = None) -> None:
-        # The transformed statement passes nothing (an `except ... as name`
-        # would cost one more of CPython's 20 nested blocks at every level), and
-        # then calls match() from the user's frame itself.
-        self._called_by_user = exc is None
-        if exc is None:
-            exc = _exc_info()[1]
-        # Notices a backport imported (or dropped) since the last statement: without one ever
-        # seen, a test of the modules' dict, which calls nothing, stands for group_classes().
-        if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
-            _classes.group_classes()
-        self._orig: Optional[BaseException] = exc
-        # What later clauses may still match: the naked exception itself until
-        # a clause takes it (it is wrapped then, as CPython does).
-        self._rest: Union[BaseException, _Flat, None] = exc
-        # What the handlers raised, in clause order.  Transformed code appends
-        # with `star._raised += (exc,)`, which calls nothing: no interrupt can
-        # fall between a handler's exception and its record.
-        self._raised: Optional[Tuple[BaseException, ...]] = ()
-        # How many match() calls have returned: tells `interrupted` whether an
-        # exception came from a clause's types expression or after its match.
+    # The exception that propagates on its own, as CPython's does: an invalid
+    # clause, a bad split() result, an error of a group's own split() or
+    # derive().  Unset until then (one store less for every statement): read
+    # it with getattr.
+    _alone: "Optional[BaseException]"
+    # Whether the user's frame calls match(): the transformed statement's does, catch()'s Star
+    # (``CaughtStar``) is called by exceptstar's frames.  A class's, not a store per statement.
+    _called_by_user = True
+
+    # _orig: what the body raised.  _rest: what later clauses may still match, the naked exception itself
+    # until a clause takes it (it is wrapped then, as CPython does).  _raised: what the handlers raised, in
+    # clause order (transformed code appends with `star._raised += (exc,)`, which calls nothing: no interrupt
+    # can fall between a handler's exception and its record).  _done: how many match() calls have returned
+    # (tells `interrupted` whether an exception came from a clause's types expression or after its match).
+    # _extents: how many lines each clause runs on past its `except` line, from the compiler: where the
+    # traceback entries made at its match end (``_spans``).  _extents is set last: set, the Star is begun.
+    _orig: "Optional[BaseException]"
+    _rest: "Union[BaseException, _Flat, None]"
+    _raised: "Optional[Tuple[BaseException, ...]]"
+    _done: int
+    _extents: "Optional[Tuple[int, ...]]"
+
+    def begin(self, exc: "Optional[BaseException]", extents: "Optional[Tuple[int, ...]]" = None) -> None:
+        """Start with ``exc``, what the body raised (``match`` does it inline for the first clause)."""
+        self._orig = self._rest = exc
+        self._raised = ()
         self._done = 0
-        # The exception that propagates on its own, as CPython's does: an
-        # invalid clause, a bad split() result, an error of a group's own
-        # split() or derive().
-        self._alone: Optional[BaseException] = None
-        # How many lines each clause runs on past its `except` line, from the
-        # compiler: where the traceback entries made at its match end (``_spans``).
         self._extents = extents
 
-    def match(self, types: object) -> "Optional[BaseException]":
+    def match(self, types: object, extents: "Optional[Tuple[int, ...]]" = None) -> "Optional[BaseException]":
         """Check the clause's ``types`` and take from what is left what they match.
 
         Raises CPython's TypeErrors for invalid ``types``, even when nothing is
         left.  A match becomes the handled exception and is returned (a naked
         exception is wrapped in a new ``ExceptionGroup('', (exc,))``; a group
-        matched as a whole is returned as is); otherwise ``None``.
+        matched as a whole is returned as is); otherwise ``None``.  With
+        ``extents`` (the transformed statement's first clause, whose Star is
+        new) it begins the Star first, with the exception being handled.
         """
-        rest = self._rest
+        if extents is None:
+            rest = self._rest
+        else:  # begin() inline (an `except ... as name` in the statement would cost one of CPython's 20 blocks)
+            self._orig = self._rest = rest = _exc_info()[1]
+            self._raised = ()
+            self._done = 0
+            self._extents = extents
         rest_kind: type = type(rest)
         part: Optional[BaseException]
-        # The group's kind first: a naked exception goes on at once to the path below.
-        if (rest_kind is tuple or rest_kind is _PureEG) and type(types) is type and types in PLAIN \
-                and _PureEG.derive is _DEFAULT_DERIVE and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE:
-            # The usual clause: a built-in class, valid, which matches no group whole.  Our group with its own
-            # derive, no notes, flat (built-in leaves, which cannot change class) comes apart by member type,
-            # inline: its parts as _split._parts makes them, the rest kept as what it is made of (``_Flat``).
-            if rest_kind is tuple:
-                message, excs, member_types, tb, context, cause = rest  # type: ignore[misc]  # a _Flat
-                flat = True
-            elif not rest.__dict__:
-                message, excs, member_types, _ = rest._state  # type: ignore[union-attr]  # an ExceptionGroup; None: tested next
-                flat = member_types is not None and member_types <= _BUILTIN_EXCEPTIONS
-                tb, context, cause = rest.__traceback__, rest.__context__, rest.__cause__  # type: ignore[union-attr]
-            else:
-                flat = False
-            if flat:
-                matched_by = _MATCHED_BY[types]
-                matching = member_types & matched_by
-                rest_types = member_types - matched_by
-                if not matching:
-                    self._rest, self._done = (message, excs, member_types, tb, context, cause), self._done + 1
-                    return None
-                if not rest_types:
-                    matched, members, rest = [*excs], excs, None
+        if rest_kind in _BUILTIN_EXCEPTIONS and type(types) is type and types in PLAIN:
+            # A naked exception of a built-in class under a built-in clause, the usual naked case: valid, and
+            # matched by the class alone, with none of the checks below (both built-in: no code of the user's).
+            full = issubclass(rest_kind, types)
+            cls: Type[_PureBEG] = _PureEG  # each of them an Exception
+        else:
+            # A group of ours: the usual clause may split it inline.
+            if (rest_kind is tuple or rest_kind is _PureEG) and type(types) is type and types in PLAIN \
+                    and _PureEG.derive is _DEFAULT_DERIVE and _PureEG.__getattribute__ is _DEFAULT_GETATTRIBUTE:
+                # The usual clause: a built-in class, valid, which matches no group whole.  Our group with its own
+                # derive, no notes, flat (built-in leaves, which cannot change class) comes apart by member type,
+                # inline: its parts as _split._parts makes them, the rest kept as what it is made of (``_Flat``).
+                if rest_kind is tuple:
+                    message, excs, member_types, tb, context, cause = rest  # type: ignore[misc]  # a _Flat
+                    flat = True
+                elif not rest.__dict__:
+                    message, excs, member_types, _ = rest._state  # type: ignore[union-attr]  # an ExceptionGroup; None: tested next
+                    flat = member_types is not None and member_types <= _BUILTIN_EXCEPTIONS
+                    tb, context, cause = rest.__traceback__, rest.__context__, rest.__cause__  # type: ignore[union-attr]
                 else:
-                    matched = []
-                    left: List[BaseException] = []
-                    for exc in excs:  # a loop: cheaper than C's map and compress for a few members
-                        (matched if type(exc) in matching else left).append(exc)
-                    members, rest = tuple(matched), (message, tuple(left), rest_types, tb, context, cause)
-                group = _new_exception(_PureEG, message, matched)  # _flat_group inline: no frame
-                group._state = message, members, matching, None
-                if tb is not None:
-                    group.__traceback__ = tb
-                if context is not None:
-                    group.__context__ = context
-                group.__cause__ = cause
-                part = group
-                steps = _handled.steps
-                if steps is None:
-                    _handled.set_handled(group)
-                else:  # set_handled inline: no frame
-                    take, length, set_exc_info = steps
-                    if tb is None:
-                        take((_PureEG, group))
-                        length.value = 0
-                        set_exc_info(_PURE_EG_ID, id(group), None)
+                    flat = False
+                if flat:
+                    matched_by = _MATCHED_BY.get(types) or _matched_by(types)
+                    matching = member_types & matched_by
+                    rest_types = member_types - matched_by
+                    if not matching:
+                        self._rest, self._done = (message, excs, member_types, tb, context, cause), self._done + 1
+                        return None
+                    if not rest_types:
+                        matched, members, rest = [*excs], excs, None
                     else:
+                        matched = []
+                        left: List[BaseException] = []
+                        for exc in excs:  # a loop: cheaper than C's map and compress for a few members
+                            (matched if type(exc) in matching else left).append(exc)
+                        members, rest = tuple(matched), (message, tuple(left), rest_types, tb, context, cause)
+                    group = _new_exception(_PureEG, message, matched)  # _flat_group inline: no frame
+                    group._state = message, members, matching, None
+                    if tb is not None:
+                        group.__traceback__ = tb
+                    if context is not None:
+                        group.__context__ = context
+                    group.__cause__ = cause
+                    part = group
+                    if not _STEPS or tb is None:
+                        _handled.set_handled(group)
+                    else:  # set_handled inline (bound on CPython 3.8-3.10), for a group raised: no frame
+                        take, length, set_exc_info = _STEPS
                         take((_PureEG, group, tb))
                         length.value = 0
                         set_exc_info(_PURE_EG_ID, id(group), id(tb))
-                self._rest, self._done = rest, self._done + 1
-                return part
-        if rest_kind in _BUILTIN_EXCEPTIONS and type(types) is type and types in PLAIN:
-            # A naked exception of a built-in class under a built-in clause, the usual naked case: valid, and
-            # matched by the class alone (``_MATCHED_BY``), with none of the checks below.
-            full = rest_kind in _MATCHED_BY[types]
-        else:
+                    self._rest, self._done = rest, self._done + 1
+                    return part
             if rest_kind is tuple:  # left by the path above, for a clause it does not take
                 rest = self._rest = _flat_group(rest[0], [*rest[1]], *rest[1:])  # type: ignore[index]
                 rest_kind = _PureEG
+            # Notices a backport imported (or dropped) since GROUPS was last worked out: without one ever
+            # seen, a test of the modules' dict, which calls nothing, stands for group_classes().
+            if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:
+                _classes.group_classes()
             if type(types) is type:
                 # The common case, a plain class, checked (one of PLAIN is valid) and matched inline.
                 if types not in PLAIN:
@@ -269,6 +278,7 @@ class Star:
                 # taken (its part then counts as handled) or not taken at all.
                 self._rest, self._done = rest, self._done + 1
                 return part
+            cls = _PureEG if isinstance(rest, Exception) else _PureBEG
         if not full:  # a naked exception the clause does not take, or nothing left
             self._done += 1
             return None
@@ -276,9 +286,10 @@ class Star:
         # on every naked exception a clause takes).  The pure group is made without the checks
         # that a caught exception passes, and without its member types (a split works them out).
         if _PURE:  # _build_valid inline: no frame
-            cls = _PureEG if isinstance(rest, Exception) else _PureBEG
-            part = _new_exception(cls, "", (rest,))
-            part._state = "", (rest,), None, None  # type: ignore[assignment]
+            # One tuple, the args' and the members', as CPython's group keeps the tuple it is given.
+            members = (rest,)
+            part = _new_exception(cls, "", members)
+            part._state = "", members, None, None  # type: ignore[assignment]
         else:
             part = _BaseExceptionGroup("", (rest,))  # type: ignore[type-var]
         tb = None
@@ -293,17 +304,16 @@ class Star:
                 # ``extents[clause]`` lines past the frame's, by _spans.lasti written out.
                 lineno = frame.f_lineno
                 extents = self._extents
-                extent = extents[self._done] if extents is not None and _SPANS else 0
+                extent = extents[self._done] if extents and _SPANS else 0
                 tb = part.__traceback__ = _TracebackType(
-                    None, frame, _SPAN_BASE - lineno - extent if extent > 0 else -1, lineno)
-        steps = _handled.steps
-        if steps is None:
+                    None, frame, _SPAN_BASE - (lineno + extent) if extent else -1, lineno)  # one big int made
+        if not _STEPS or tb is None:
             _handled.set_handled(part)
-        else:  # set_handled inline, where it is bound (CPython 3.8-3.10, so _PURE): no frame
-            take, length, set_exc_info = steps
-            take((cls, part) if tb is None else (cls, part, tb))
+        else:  # set_handled inline, where it is bound (CPython 3.8-3.10, so _PURE), for an entry made: no frame
+            take, length, set_exc_info = _STEPS
+            take((cls, part, tb))
             length.value = 0
-            set_exc_info(id(cls), id(part), None if tb is None else id(tb))
+            set_exc_info(id(cls), id(part), id(tb))
         # As above: the clause taken in one line that calls nothing.
         self._rest, self._done = None, self._done + 1
         return part
@@ -329,6 +339,8 @@ class Star:
         runs a bare ``raise``, which re-raises it exactly (no traceback entry,
         no ``__context__``), as CPython's ``RERAISE`` does.
         """
+        if _BACKPORT_MODULE in _modules or _classes._seen_backport is not None:  # as in match()
+            _classes.group_classes()
         orig = self._orig
         rest = self._rest
         if isinstance(rest, tuple):
@@ -373,6 +385,16 @@ class Star:
         result = self.outcome(False)
         self._orig = self._rest = self._raised = None
         return result
+
+
+class CaughtStar(Star):
+    """``catch()``'s Star, begun with ``exc``: its methods are called by exceptstar's frames, not the user's."""
+
+    __slots__ = ()
+    _called_by_user = False
+
+    def __init__(self, exc: BaseException) -> None:
+        self.begin(exc)
 
 
 def _flat_group(message: str, excs: "Sequence[BaseException]", members: "Tuple[BaseException, ...]",

@@ -15,11 +15,9 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, List, Optional, Tuple, TypeVar
+    from typing import Any, Callable, List, TypeVar
 
     T = TypeVar("T")
-    # What ``steps`` holds once bound: take, the list's length, the C call.
-    _Steps = Optional[Tuple[Callable[[Tuple[object, ...]], None], Any, Callable[..., None]]]
 
 
 def untraced(bind: "Callable[[], T]") -> "T":
@@ -98,8 +96,7 @@ def _bind() -> "Callable[[BaseException], None]":
     take = handed_over.extend
     address = id  # a closure's cell, not a lookup in builtins: three per call
 
-    global steps
-    steps = take, length, set_exc_info
+    steps[:] = take, length, set_exc_info
 
     def set_handled(exc: BaseException) -> None:
         tb = exc.__traceback__
@@ -140,5 +137,6 @@ WITH_EXIT = None if sys.implementation.name != "cpython" else {
     (3, 8): 81, (3, 9): 49, (3, 10): 49, (3, 11): 49, (3, 12): 49, (3, 13): 44, (3, 14): 43, (3, 15): 41,
 }.get(sys.version_info[:2])
 # Once bound on CPython 3.8-3.10: set_handled's three steps (take the references, hand them over, the C call),
-# for the engine's hot path, which runs them without a frame.  None until then, and on other interpreters.
-steps = None  # type: _Steps
+# for the engine's hot paths, which run them without a frame.  Empty until then, and on other interpreters;
+# filled in place, so that a module may keep it as a global of its own (one lookup, not two).
+steps: "List[Any]" = []

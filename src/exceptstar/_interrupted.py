@@ -23,29 +23,33 @@ def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
 
     Called in the handler of the ``try`` around ``Star()``/``match()`` of
     clause ``clause`` (1-based) or ``outcome()`` (0), with the ``Star`` (None
-    if ``Star()`` had not returned).  None: the exception propagates on its
-    own, as CPython's does (an invalid clause, a failing types expression, a
-    group's own ``split``/``derive``); the caller deletes its names and
-    re-raises it.  Otherwise the exception arrived while exceptstar's code ran
-    where CPython runs C (a ``KeyboardInterrupt``, a tracer's exception): it
-    is recorded as if the clause's handler had raised it, so that nothing of
-    the group is lost, and the Star is returned for the statement to go on.
+    if ``Star()`` had not returned; not begun if the first ``match()`` had
+    not begun it).  None: the exception propagates on its own, as CPython's
+    does (an invalid clause, a failing types expression, a group's own
+    ``split``/``derive``); the caller deletes its names and re-raises it.
+    Otherwise the exception arrived while exceptstar's code ran where CPython
+    runs C (a ``KeyboardInterrupt``, a tracer's exception): it is recorded as
+    if the clause's handler had raised it, so that nothing of the group is
+    lost, and the Star is returned for the statement to go on.
     """
     exc = sys.exc_info()[1]
-    if star is None:
-        # Nothing matched yet: the exception handled when Star() was called,
-        # the statement's own, is this one's context.
+    if star is None or not hasattr(star, "_extents"):
+        # Not begun yet: Star() had not returned (it runs no Python code: an interrupt as the call returns),
+        # or the first match() had not begun it.  Raised by the first clause's types expression (outside
+        # match(), with a Star made), it propagates alone, as natively.  Otherwise nothing matched yet: the
+        # exception handled then, the statement's own, is this one's context.
         orig = exc.__context__  # type: ignore[union-attr]
-        if orig is None:
+        if orig is None or (star is not None and not _in_match(exc)):  # type: ignore[arg-type]
             _frames.strip(exc)  # type: ignore[arg-type]
             return None
-        star = Star(orig)
-    elif exc is star._alone or (clause and star._done < clause and not _in_match(exc)):  # type: ignore[arg-type]
+        star = Star()
+        star.begin(orig)
+    elif exc is getattr(star, "_alone", None) or (clause and star._done < clause and not _in_match(exc)):  # type: ignore[arg-type]
         # An error the engine marked, or one raised before match() was entered
         # (the clause's types expression, a NameError say), which natively
         # propagates alone too.  After match() returned, it is an interrupt.
         _frames.strip(exc)  # type: ignore[arg-type]
-        if clause and exc is star._alone:
+        if clause and exc is getattr(star, "_alone", None):
             _span_clause(exc, None if star._extents is None else star._extents[clause - 1])  # type: ignore[arg-type]
         return None
     star._raised += (_frames.strip(exc),)  # type: ignore[arg-type,operator]

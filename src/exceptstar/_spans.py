@@ -21,8 +21,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # Only 3.8-3.10's printing reads it: on 3.11+ entries keep -1, an entry with no instruction.
 CARRIED = sys.version_info < (3, 11)
-# An entry's tb_lasti is BASE less the last line: lines run far below 1 << 30.
-BASE = -(1 << 30)
+# An entry's tb_lasti is BASE less the last line: lines run far below 1 << 29.  No further: these values
+# then take one digit of a Python int (30 bits), whose arithmetic is the fast one.
+BASE = -(1 << 29)
 
 
 def lasti(end: "Optional[int]", lineno: int) -> int:

@@ -8,8 +8,8 @@ names escape class-private mangling::
     except:
         __es_star_N__ = __es_part_N__ = None
         try:                                      (the guard of clause k)
-            __es_star_N__ = __exceptstar__.Star(None, (L1, ...))  # first clause only
-            __es_part_N__ = __es_star_N__.match(Tk)
+            __es_star_N__ = __exceptstar__.Star()           # first clause only
+            __es_part_N__ = __es_star_N__.match(T1, (L1, ...))  # (the others: match(Tk))
         except:
             __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, 1)  # first clause only
             if __es_star_N__ is None:             # an error that propagates alone
@@ -316,23 +316,22 @@ class _StarTry:
         )])
         cleanup: List[Any] = []
         if handler.name:
-            cleanup = [
-                new(ast.Assign, [self._name(handler.name, True)], self._none()),
-                new(ast.Delete, [new(ast.Name, handler.name, _DEL)]),
-            ]
+            cleanup = [new(ast.Assign, [self._name(handler.name, True)], self._none()),
+                       new(ast.Delete, [new(ast.Name, handler.name, _DEL)])]
         self._place(keyword_position(handler))
         run: List[Any] = []
         if handler.name:
             run.append(new(ast.Assign, [self._name(handler.name, True)], self._name(self.part)))
         run.append(new(ast.Try, handler.body, [record], [], []))
         run.extend(cleanup)
-        calls = [new(ast.Assign, [self._name(self.part, True)],
-                     new(ast.Call, self._attribute("match"), [handler.type], []))]
-        if index == 0:
-            # Positional: a keyword costs the call a fifth more.  Folded into one constant.
-            extents = new(ast.Tuple, [new(ast.Constant, n) for n in clause_extents(self.node.handlers)], _LOAD)
-            calls.insert(0, new(ast.Assign, [self._name(self.star, True)],
-                                new(ast.Call, self._runtime("Star"), [self._none(), extents], [])))
+        arguments = [handler.type]
+        match = new(ast.Call, self._attribute("match"), arguments, [])
+        calls = [new(ast.Assign, [self._name(self.part, True)], match)]
+        if index == 0:  # Star() runs no Python code: the first match begins it, given the extents (positional)
+            extents = [new(ast.Constant, n) for n in clause_extents(self.node.handlers)]
+            arguments.append(new(ast.Tuple, extents, _LOAD))
+            made = new(ast.Call, self._runtime("Star"), [], [])
+            calls.insert(0, new(ast.Assign, [self._name(self.star, True)], made))
         guard = self._guard(calls, index + 1, [new(ast.Assign, [self._name(self.part, True)], self._none())])
         return [guard, new(ast.If, self._part_is_set(), run, [])]
 
