@@ -157,11 +157,11 @@ class Star:
         new) it begins the Star first, with the exception being handled.
         """
         if extents is None:
-            rest = self._rest
+            rest, done = self._rest, self._done
         else:  # begin() inline (an `except ... as name` in the statement would cost one of CPython's 20 blocks)
             self._orig = self._rest = rest = _exc_info()[1]
             self._raised = ()
-            self._done = 0
+            self._done = done = 0
             self._extents = extents
         rest_kind: type = type(rest)
         part: Optional[BaseException]
@@ -304,7 +304,7 @@ class Star:
                 # ``extents[clause]`` lines past the frame's, by _spans.lasti written out.
                 lineno = frame.f_lineno
                 extents = self._extents
-                extent = extents[self._done] if extents and _SPANS else 0
+                extent = extents[done] if extents and _SPANS else 0
                 tb = part.__traceback__ = _TracebackType(
                     None, frame, _SPAN_BASE - (lineno + extent) if extent else -1, lineno)  # one big int made
         if not _STEPS or tb is None:
@@ -315,7 +315,7 @@ class Star:
             length.value = 0
             set_exc_info(id(cls), id(part), id(tb))
         # As above: the clause taken in one line that calls nothing.
-        self._rest, self._done = None, self._done + 1
+        self._rest, self._done = None, done + 1
         return part
 
     def _refuse(self, message: str, kind: "Type[Exception]" = TypeError) -> Exception:
