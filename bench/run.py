@@ -279,7 +279,10 @@ def describe(python: Path) -> Dict[str, str]:
         "pypy = getattr(sys, 'pypy_version_info', None)\n"
         "print(json.dumps({'python': platform.python_version(), "
         "'pypy': '.'.join(map(str, pypy[:3])) if pypy else '', "
-        "'exceptiongroup': m.version('exceptiongroup'), 'exceptstar': m.version('exceptstar')}))"
+        # exceptstar's own version, not its installed metadata: an editable install keeps the version it was
+        # installed at, and the code that runs is the checkout's.
+        "'exceptiongroup': m.version('exceptiongroup'), "
+        "'exceptstar': __import__('exceptstar._version', fromlist=['_']).__version__}))"
     )
     proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True,
                           env=clean_env())
