@@ -139,12 +139,13 @@ class Star:
     _done: int
     _extents: "Optional[Tuple[int, ...]]"
 
-    def begin(self, exc: "Optional[BaseException]", extents: "Optional[Tuple[int, ...]]" = None) -> None:
-        """Start with ``exc``, what the body raised (``match`` does it inline for the first clause)."""
+    def begin(self, exc: "Optional[BaseException]") -> None:
+        """Start with ``exc``, what the body raised, and no extents (``match`` begins the transformed
+        statement's Star inline, with its clauses' extents)."""
         self._orig = self._rest = exc
         self._raised = ()
         self._done = 0
-        self._extents = extents
+        self._extents = None
 
     def match(self, types: object, extents: "Optional[Tuple[int, ...]]" = None) -> "Optional[BaseException]":
         """Check the clause's ``types`` and take from what is left what they match.
