@@ -79,10 +79,10 @@ def test_finished_star_holds_nothing() -> None:
         flat()
     except BaseException as caught:
         star = CaughtStar(caught)
-        part = star.match(ValueError)
+        part = star.match(ValueError, None, False)
         assert part is not None
         star.raised(KeyError("new"))
-        star.match(TypeError)
+        star.match(TypeError, None, False)
         result = star.finish()
         assert (star._orig, star._rest, star._raised) == (None, None, None)
         assert sys.exc_info()[1] is result
@@ -95,10 +95,10 @@ def test_match_after_everything_matched_still_checks_types() -> None:
         naked()
     except BaseException as caught:
         star = CaughtStar(caught)
-        assert star.match(ValueError) is not None
-        assert star.match(TypeError) is None
+        assert star.match(ValueError, None, False) is not None
+        assert star.match(TypeError, None, False) is None
         with pytest.raises(TypeError, match="catching ExceptionGroup"):
-            star.match(ExceptionGroup)
+            star.match(ExceptionGroup, None, False)
         assert star.finish() is None
 
 
@@ -208,10 +208,10 @@ def test_generator_state_does_not_leak() -> None:
             flat()
         except BaseException as caught:
             star = CaughtStar(caught)
-            part = star.match(ValueError)
+            part = star.match(ValueError, None, False)
             yield sys.exc_info()[1] is part
             yield sys.exc_info()[1] is part
-            star.match((TypeError, OSError))
+            star.match((TypeError, OSError), None, False)
             assert star.finish() is None
 
     g = gen()

@@ -93,9 +93,9 @@ def test_lines_of_the_source(shown: dict[str, str]) -> None:
             line = source[number - 1].replace("'", '"')
             assert code.replace("'", '"') in line or line.strip().startswith(("try:", "except*")), (number, code)
     lines = dict((code, number) for number, code in reversed(rows))
-    assert lines["__es_part_1__ = __es_star_1__.match(ValueError, (5, 1))"] == 8   # the clause's types
-    assert lines["__es_part_2__ = __es_star_2__.match(KeyError, (1,))"] == 12       # a nested clause
-    assert lines["__es_part_1__ = __es_star_1__.match((TypeError, OSError))"] == 14
+    assert lines["__es_part_1__ = __es_star_1__.match(ValueError, 5, True)"] == 8  # the clause's types
+    assert lines["__es_part_2__ = __es_star_2__.match(KeyError, 1, True)"] == 12   # a nested clause
+    assert lines["__es_part_1__ = __es_star_1__.match((TypeError, OSError), 1, False)"] == 14
     assert lines["e = None"] == 8                                          # the clause's cleanup
     assert lines["__es_part_1__ = __es_star_1__.outcome()"] == 6           # the try's own work
     # The prologue that finds the runtime is no line of the user's.

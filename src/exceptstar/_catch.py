@@ -200,7 +200,7 @@ class catch:
         machinery's own leaves it with ``star`` consistent (``_recovered``).
         """
         for types, handler in entries:
-            part = star.match(types)
+            part = star.match(types, None, False)
             if part is None:
                 continue
             try:

@@ -115,55 +115,54 @@ class Star:
     raised it at that point, and the statement finished with nothing lost.
     """
 
-    __slots__ = ("_alone", "_done", "_extents", "_orig", "_raised", "_rest")
+    __slots__ = ("_alone", "_done", "_orig", "_raised", "_rest")
 
     # The exception that propagates on its own, as CPython's does: an invalid
     # clause, a bad split() result, an error of a group's own split() or
     # derive().  Unset until then (one store less for every statement): read
     # it with getattr.
     _alone: "Optional[BaseException]"
-    # Whether the user's frame calls match(): the transformed statement's does, catch()'s Star
-    # (``CaughtStar``) is called by exceptstar's frames.  A class's, not a store per statement.
-    _called_by_user = True
 
     # _orig: what the body raised.  _rest: what later clauses may still match, the naked exception itself
     # until a clause takes it (it is wrapped then, as CPython does).  _raised: what the handlers raised, in
     # clause order (transformed code appends with `star._raised += (exc,)`, which calls nothing: no interrupt
     # can fall between a handler's exception and its record).  _done: how many match() calls have returned
     # (tells `interrupted` whether an exception came from a clause's types expression or after its match).
-    # _extents: how many lines each clause runs on past its `except` line, from the compiler: where the
-    # traceback entries made at its match end (``_spans``).  _extents is set last: set, the Star is begun.
+    # _done is set last: set, the Star is begun.
     _orig: "Optional[BaseException]"
     _rest: "Union[BaseException, _Flat, None]"
     _raised: "Optional[Tuple[BaseException, ...]]"
     _done: int
-    _extents: "Optional[Tuple[int, ...]]"
 
     def begin(self, exc: "Optional[BaseException]") -> None:
-        """Start with ``exc``, what the body raised, and no extents (``match`` begins the transformed
-        statement's Star inline, with its clauses' extents)."""
+        """Start with ``exc``, what the body raised (``match`` begins the transformed statement's Star inline)."""
         self._orig = self._rest = exc
         self._raised = ()
         self._done = 0
-        self._extents = None
 
-    def match(self, types: object, extents: "Optional[Tuple[int, ...]]" = None) -> "Optional[BaseException]":
+    def match(self, types: object, extent: "Optional[int]", begin: bool) -> "Optional[BaseException]":
         """Check the clause's ``types`` and take from what is left what they match.
 
         Raises CPython's TypeErrors for invalid ``types``, even when nothing is
         left.  A match becomes the handled exception and is returned (a naked
         exception is wrapped in a new ``ExceptionGroup('', (exc,))``; a group
-        matched as a whole is returned as is); otherwise ``None``.  With
-        ``extents`` (the transformed statement's first clause, whose Star is
-        new) it begins the Star first, with the exception being handled.
+        matched as a whole is returned as is); otherwise ``None``.
+
+        ``extent``: how many lines the clause runs on past its ``except``
+        line, from the compiler: where the traceback entry made for a naked
+        exception it takes ends (``_spans``).  None for ``catch()``, which has
+        no clause in the user's code and is called by exceptstar's frames.
+        ``begin``: the transformed statement's first clause, whose Star is new:
+        it is begun first, with the exception being handled.  Every argument
+        is given at every call: CPython calls a function without defaults the
+        fast way.
         """
-        if extents is None:
+        if not begin:
             rest, done = self._rest, self._done
         else:  # begin() inline (an `except ... as name` in the statement would cost one of CPython's 20 blocks)
             self._orig = self._rest = rest = _exc_info()[1]
             self._raised = ()
             self._done = done = 0
-            self._extents = extents
         rest_kind: type = type(rest)
         part: Optional[BaseException]
         if rest_kind in _BUILTIN_EXCEPTIONS and type(types) is type and types in PLAIN:
@@ -297,24 +296,22 @@ class Star:
         if _WRAPPER_TRACEBACK or (_WRAPPER_TRACEBACK is None and _native_wrapper_traceback()):
             # One entry: the user's frame where it is now (catch()'s own frames come first).
             frame: Optional[FrameType] = _getframe(1)
-            if not self._called_by_user:
+            if extent is None:
                 frame = _frames.user_frame(frame)
             if frame is not None:
                 # No instruction: 3.11+ show the line alone, as CPython its clause (carets need
                 # positions).  Before, the entry spans the clause (``_spans``): its last line,
-                # ``extents[clause]`` lines past the frame's, by _spans.lasti written out.
+                # ``extent`` lines past the frame's, by _spans.lasti written out.
                 lineno = frame.f_lineno
-                extents = self._extents
-                extent = extents[done] if extents and _SPANS else 0
                 tb = part.__traceback__ = _TracebackType(
-                    None, frame, _SPAN_BASE - (lineno + extent) if extent else -1, lineno)  # one big int made
+                    None, frame, _SPAN_BASE - (lineno + extent) if extent and _SPANS else -1, lineno)  # one big int
         if not _STEPS or tb is None:
             _handled.set_handled(part)
         else:  # set_handled inline, where it is bound (CPython 3.8-3.10, so _PURE), for an entry made: no frame
             take, length, set_exc_info = _STEPS
             take((cls, part, tb))
             length.value = 0
-            set_exc_info(id(cls), id(part), id(tb))
+            set_exc_info(_PURE_EG_ID if cls is _PureEG else id(cls), id(part), id(tb))  # a made int: no id()
         # As above: the clause taken in one line that calls nothing.
         self._rest, self._done = None, done + 1
         return part
@@ -392,7 +389,6 @@ class CaughtStar(Star):
     """``catch()``'s Star, begun with ``exc``: its methods are called by exceptstar's frames, not the user's."""
 
     __slots__ = ()
-    _called_by_user = False
 
     def __init__(self, exc: BaseException) -> None:
         self.begin(exc)

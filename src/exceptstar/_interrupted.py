@@ -18,11 +18,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Optional
 
 
-def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
+def interrupted(star: "Optional[Star]", clause: int, extent: int) -> "Optional[Star]":
     """What a transformed statement does with an exception raised by its own machinery.
 
     Called in the handler of the ``try`` around ``Star()``/``match()`` of
-    clause ``clause`` (1-based) or ``outcome()`` (0), with the ``Star`` (None
+    clause ``clause`` (1-based; ``extent``, its lines past the ``except``
+    line, as ``match`` has it) or ``outcome()`` (0), with the ``Star`` (None
     if ``Star()`` had not returned; not begun if the first ``match()`` had
     not begun it).  None: the exception propagates on its own, as CPython's
     does (an invalid clause, a failing types expression, a group's own
@@ -33,7 +34,7 @@ def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
     lost, and the Star is returned for the statement to go on.
     """
     exc = sys.exc_info()[1]
-    if star is None or not hasattr(star, "_extents"):
+    if star is None or not hasattr(star, "_done"):
         # Not begun yet: Star() had not returned (it runs no Python code: an interrupt as the call returns),
         # or the first match() had not begun it.  Raised by the first clause's types expression (outside
         # match(), with a Star made), it propagates alone, as natively.  Otherwise nothing matched yet: the
@@ -50,7 +51,7 @@ def interrupted(star: "Optional[Star]", clause: int) -> "Optional[Star]":
         # propagates alone too.  After match() returned, it is an interrupt.
         _frames.strip(exc)  # type: ignore[arg-type]
         if clause and exc is getattr(star, "_alone", None):
-            _span_clause(exc, None if star._extents is None else star._extents[clause - 1])  # type: ignore[arg-type]
+            _span_clause(exc, extent)  # type: ignore[arg-type]
         return None
     star._raised += (_frames.strip(exc),)  # type: ignore[arg-type,operator]
     if clause:

@@ -4,7 +4,7 @@ import _ast as ast  # the node classes, without the ast module's imports (see re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, List, Tuple
+    from typing import Any, Dict, List
 
 
 def position_all(nodes: "List[Any]", at: "Dict[str, int]") -> None:
@@ -42,12 +42,13 @@ def keyword_position(where: "Any") -> "Dict[str, int]":
     return {"lineno": lineno, "col_offset": col, "end_lineno": lineno, "end_col_offset": col + len("except")}
 
 
-def clause_extents(handlers: "List[Any]") -> "Tuple[int, ...]":
-    """How many lines each clause runs on past its ``except`` keyword's, to its handler's last statement.
+def clause_extent(handler: "Any") -> int:
+    """How many lines a clause runs on past its ``except`` keyword's, to its handler's last statement.
 
     CPython's match of a clause has the whole clause's position, so its
-    traceback entries span these lines.  Counted from the keyword, not as
-    line numbers: the counts are small, and equal tuples are one constant of
-    a module's code.  0 in a tree without end positions.
+    traceback entries span these lines.  Counted from the keyword, not as a
+    line number: the counts are small constants, shared by a module's code.
+    0 in a tree without end positions.
     """
-    return tuple((getattr(handler, "end_lineno", None) or handler.lineno) - handler.lineno for handler in handlers)
+    extent: int = (getattr(handler, "end_lineno", None) or handler.lineno) - handler.lineno
+    return extent

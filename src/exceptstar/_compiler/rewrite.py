@@ -9,11 +9,11 @@ names escape class-private mangling::
         __es_star_N__ = __es_part_N__ = None
         try:                                      (the guard of clause k)
             __es_star_N__ = __exceptstar__.Star()           # first clause only
-            __es_part_N__ = __es_star_N__.match(T1, (L1, ...))  # (the others: match(Tk))
+            __es_part_N__ = __es_star_N__.match(T1, L1, True)  # (the others: match(Tk, Lk, False))
         except:
-            __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, 1)  # first clause only
+            __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, 1, L1)  # first clause only
             if __es_star_N__ is None:             # an error that propagates alone
-            if __exceptstar__.interrupted(__es_star_N__, k) is None:      # (other clauses)
+            if __exceptstar__.interrupted(__es_star_N__, k, Lk) is None:      # (other clauses)
                 del __es_star_N__, __es_part_N__
                 raise
             __es_part_N__ = None                  # an interrupt, recorded
@@ -78,7 +78,7 @@ import _ast as ast
 import sys
 from bisect import bisect_left
 
-from exceptstar._compiler.positions import NO_LINE, POSITION, clause_extents, keyword_position, position_all
+from exceptstar._compiler.positions import NO_LINE, POSITION, clause_extent, keyword_position, position_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -324,15 +324,15 @@ class _StarTry:
             run.append(new(ast.Assign, [self._name(handler.name, True)], self._name(self.part)))
         run.append(new(ast.Try, handler.body, [record], [], []))
         run.extend(cleanup)
-        arguments = [handler.type]
+        # Lk: its lines past the keyword (_spans); every argument given (no defaults: CPython's fast call).
+        extent = clause_extent(handler)
+        arguments = [handler.type, new(ast.Constant, extent), new(ast.Constant, index == 0)]
         match = new(ast.Call, self._attribute("match"), arguments, [])
         calls = [new(ast.Assign, [self._name(self.part, True)], match)]
-        if index == 0:  # Star() runs no Python code: the first match begins it, given the extents (positional)
-            extents = [new(ast.Constant, n) for n in clause_extents(self.node.handlers)]
-            arguments.append(new(ast.Tuple, extents, _LOAD))
+        if index == 0:  # Star() runs no Python code: the first match begins it
             made = new(ast.Call, self._runtime("Star"), [], [])
             calls.insert(0, new(ast.Assign, [self._name(self.star, True)], made))
-        guard = self._guard(calls, index + 1, [new(ast.Assign, [self._name(self.part, True)], self._none())])
+        guard = self._guard(calls, index + 1, extent, [new(ast.Assign, [self._name(self.part, True)], self._none())])
         return [guard, new(ast.If, self._part_is_set(), run, [])]
 
     def _finish(self) -> "List[Any]":
@@ -369,7 +369,7 @@ class _StarTry:
                       new(ast.UnaryOp, ast.Not(), self._attribute("_raised")))
         return [
             new(ast.If, new(ast.UnaryOp, ast.Not(), handled), [
-                self._guard([outcome()], 0, [recover]),
+                self._guard([outcome()], 0, 0, [recover]),
                 new(ast.If, usual, [new(ast.Pass)], [outcome()]),
                 new(ast.If, self._part_is_set(), [self._release(), self._raise()], [])], []),
             self._release(),
@@ -418,11 +418,12 @@ class _StarTry:
     def _raise(self) -> "Any":
         return self.kit.get("raise") or self.kit.setdefault("raise", self._new(ast.Raise))
 
-    def _guard(self, calls: "List[Any]", step: int, then: "List[Any]") -> "Any":
+    def _guard(self, calls: "List[Any]", step: int, extent: int, then: "List[Any]") -> "Any":
         """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring:
         only the engine's calls are guarded, never a handler body)."""
         new = self._new
-        sort = new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, step)], [])
+        sort = new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, step),
+                                                           new(ast.Constant, extent)], [])
         handling: List[Any] = []
         if step == 1:
             # Before Star() returned the engine makes one: kept.  Later it hands back the same one.
