@@ -247,6 +247,7 @@ def test_transformed_module_round_trips() -> None:
             if not hasattr(node, field):
                 setattr(node, field, None)
     text = round_trips(tree)
-    assert "__es_star_2__.match(ValueError, " in text and "except*" not in text
+    assert "__es_star_2__.match(ValueError, 1, True)" in text and "except*" not in text
+    assert "__es_star_2__.match((TypeError, KeyError), 1, False)" in text  # a later clause begins nothing
     if ON_39:
         assert text == ast.unparse(tree)
