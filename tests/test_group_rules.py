@@ -416,6 +416,31 @@ SNIPPETS = {
                                     eg.exceptions == (member,), eg.args[1] is seq, eg.split(type(member))[1]))
                     except (TypeError, ValueError) as e: out.append(type(e).__name__ + ': ' + str(e))
         result = out""",
+    "two_member_sequences": """
+        class MyError(Exception): pass
+        class L(list): pass
+        class T(tuple): pass
+        class S(str): pass
+        class Liar:
+            @property
+            def __class__(self): return ValueError
+        class Unhashed(type):
+            __hash__ = None
+        class Unhashable(Exception, metaclass=Unhashed): pass
+        out = []
+        members = (ValueError(1), MyError(), KeyboardInterrupt(), 1, ValueError, Liar(), Unhashable())
+        for first in members:
+            for second in members:
+                for kind in (list, tuple, L, T):
+                    for cls in (BaseExceptionGroup, ExceptionGroup):
+                        seq = kind([first, second])
+                        try:
+                            eg = cls(S('m') if kind is list else 'm', seq)
+                            out.append((type(eg).__name__, eg.exceptions is seq, type(eg.exceptions).__name__,
+                                        eg.exceptions == (first, second), eg.args[1] is seq, type(eg.message).__name__,
+                                        [part and len(part.exceptions) for part in eg.split(type(second))]))
+                        except (TypeError, ValueError) as e: out.append(type(e).__name__ + ': ' + str(e))
+        result = out""",
     "member_class_rebased_between_groups": """
         class A(ValueError): pass
         out = [type(BaseExceptionGroup('m', [A()])).__name__]

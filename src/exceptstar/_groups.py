@@ -61,6 +61,9 @@ elif sys.version_info >= (3, 9):
 
 
 _base_init = BaseException.__init__
+# PyUnicode_Check as one method call: any method of str tests the real type (a subclass passes, as in C) and raises
+# TypeError for anything else, with no code of the object's run; on 3.8 half the cost of ``type(message) is str``.
+_str_method = str.isascii
 
 
 def _readonly(group: object, value: object = None) -> None:
@@ -106,10 +109,12 @@ class BaseExceptionGroup(BaseException):
             # check of _new_checked: tested here with the fewest calls, as it runs for every group raised.
             if (cls is ExceptionGroup or cls is BaseExceptionGroup) and not args:
                 kind = type(exceptions)
-                if (kind is list or kind is tuple) and type(message) is str:
-                    count = len(exceptions)
+                if kind is list or kind is tuple:
                     self: _Self
-                    try:  # TypeError: a member's class unhashable (see _split.distinct_types), _new_checked's
+                    excs: Tuple[BaseException, ...]
+                    try:  # TypeError: the message no str, a member's class unhashable (see _split.distinct_types)
+                        _str_method(message)
+                        count = len(exceptions)
                         if count == 1:
                             # The commonest group, without map's and tuple()'s calls (a sixth of its making on 3.8).
                             # One class: hashed (once), never compared, so kept whatever its metaclass.
@@ -119,8 +124,16 @@ class BaseExceptionGroup(BaseException):
                                 self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore
                                 self._state = message, exceptions if kind is tuple else (member,), {member_type}, None
                                 return self
+                        elif count == 2:  # a pair, as common: no map or tuple() either (1.7k of 11k instructions, 3.8)
+                            member, second = exceptions
+                            member_types = {type(member), type(second)}
+                            if member_types <= _BUILTIN_EXCEPTIONS or _plain_exceptions(member_types):
+                                self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore
+                                excs = exceptions if kind is tuple else (member, second)
+                                self._state = message, excs, member_types, None
+                                return self
                         elif count <= _SHORT and count:
-                            excs: Tuple[BaseException, ...] = tuple(exceptions)
+                            excs = tuple(exceptions)
                             member_types = {*map(type, excs)}
                             if member_types <= _BUILTIN_EXCEPTIONS or _plain_exceptions(member_types):
                                 self = _new_exception(ExceptionGroup, message, exceptions)  # type: ignore
