@@ -50,6 +50,28 @@ CASES = {
         'except:\n'
         '    pass\n'
     ),
+    # The file's first token opens the try (the first of Scan's line starts); the parse fails in the odd clause.
+    'mixed_from_the_first_token': (
+        'try:\n'
+        '    pass\n'
+        'except* A:\n'
+        '    pass\n'
+        'except B:\n'
+        '    1 +\n'
+    ),
+    # A starred clause right after `try:` on its line (Scan.after_try).
+    'star_after_try_on_its_line': (
+        'try: except* A:\n'
+        '    pass\n'
+    ),
+    'star_after_try_on_its_line2': (
+        'if x:\n'
+        '    try: except* A: pass\n'
+    ),
+    'star_after_try_without_types': (
+        'try: except* :\n'
+        '    pass\n'
+    ),
     'empty': (
         'try:\n'
         '    pass\n'

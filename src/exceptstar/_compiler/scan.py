@@ -13,6 +13,9 @@ running parser's error the user's line and 3.15's words.
 
 import builtins
 import sys
+from collections import deque
+from itertools import compress
+from operator import attrgetter, not_
 
 from exceptstar._compiler.clause_rules import ClauseRules, bracket_step, expression_start, is_name
 from exceptstar._compiler.problem import INVALID, MIXED, NEVER_CLOSED, NOT_PARENTHESIZED_AS, Problem
@@ -20,12 +23,14 @@ from exceptstar._compiler.source import lines, tokenizer_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, List, Optional, Set, Tuple
+    from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
     from exceptstar._compiler.problem import Key
 
 _builtin_compile = builtins.compile
 _PyCF_ONLY_AST = 0x400
+_type_of = attrgetter("type")
+_string_of = attrgetter("string")
 
 # The running tokenizer's errors: an error of 3.14's tokenizer anywhere overrides its parser's.
 _TOKENIZER_ERRORS = ("unexpected character after line continuation character", "unterminated ", "unmatched '",
@@ -50,41 +55,53 @@ class Scan(ClauseRules):
         # The mixed clauses' errors of 3.14's rule for a try whose parse fails after them.
         self.mixed: List[Problem] = []
         edits: List[Tuple[int, int, str]] = []
-        skipped = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
-        tokens = []
+        # Every token, then those the rules read, and their types and strings: C loops (map, compress, list.index)
+        # over the file's tokens, Python turns only per line or per `except` (tokenize's own cost is the floor).
+        read: List[Any] = []
         open_at_end = False
         try:
-            for tok in tokenize.generate_tokens(iter(tokenizer_lines(self.lines)).__next__):
-                if tok.type == tokenize.COMMENT:
-                    self.comments[tok.start[0]] = tok.start[1]
-                if tok.type not in skipped:
-                    tokens.append(tok)
+            deque(map(read.append, tokenize.generate_tokens(iter(tokenizer_lines(self.lines)).__next__)), 0)
         except (tokenize.TokenError, SyntaxError) as failure:
             # The parser reports it, in the interpreter's own words; what was read
             # so far still counts (incomplete input at an interactive prompt).
             open_at_end = "statement" in str(failure)
+        read_types = [*map(_type_of, read)]
+        for at in _indices(read_types, tokenize.COMMENT):
+            row, col = read[at].start
+            self.comments[row] = col
+        kept = [*map(not_, map({tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}.__contains__,
+                               read_types))]
+        tokens = [*compress(read, kept)]
+        types = [*compress(read_types, kept)]
+        strings = [*map(_string_of, tokens)]
+        # The line-initial tokens: the first, and each after a NEWLINE.
+        starts = [0, *compress(range(1, len(tokens)), map(tokenize.NEWLINE.__eq__, types))] if tokens else []
+        excepts = [at for at in _indices(strings, "except") if at + 1 < len(tokens) and strings[at + 1] == "*"]
         # Where a starred clause's `except` follows `try:` on its line: 3.14's rules read it
         # as the try's clause, and give its own error.
         self.after_try: Set[Key] = {
-            (tok.start[0], tok.start[1] + 1) for index, tok in enumerate(tokens[:-1])
-            if tok.string == "except" and tokens[index + 1].string == "*" and index > 1
-            and tokens[index - 1].string == ":" and tokens[index - 2].string == "try"
-            and tokens[index - 2].start[0] == tok.start[0]}
-        for index, tok in enumerate(tokens[:-1]):
-            star = tokens[index + 1]
-            if tok.type != tokenize.NAME or tok.string != "except" or star.string != "*":
+            (tokens[index].start[0], tokens[index].start[1] + 1) for index in excepts
+            if index > 1 and strings[index - 1] == ":" and strings[index - 2] == "try"
+            and tokens[index - 2].start[0] == tokens[index].start[0]}
+        for index in excepts:
+            if types[index] != tokenize.NAME:
                 continue
-            row, col = tok.start
-            self.stars[(row, self._byte_col(row, col))] = star.end
+            star = tokens[index + 1]
+            row, col = tokens[index].start
+            key = (row, self._byte_col(row, col))
+            self.stars[key] = star.end
             edits.append((star.start[0], star.start[1], " "))
-            self._check_types(tokens, index + 2, edits, (row, self._byte_col(row, col)))
-            body = next((at + 1 for at in range(index, len(tokens) - 1) if tokens[at].type == tokenize.NEWLINE), 0)
-            if body and tokens[body].type == tokenize.ENDMARKER:
+            self._check_types(tokens, index + 2, edits, key)
+            try:
+                body = types.index(tokenize.NEWLINE, index, len(tokens) - 1) + 1
+            except ValueError:
+                body = 0
+            if body and types[body] == tokenize.ENDMARKER:
                 # No block before the end of the file: the error is past the header's end.
-                self.ends_file = (tokens[body - 1].start, (row, self._byte_col(row, col)))
+                self.ends_file = (tokens[body - 1].start, key)
             elif body:
-                self.bodies[tokens[body].start[0]] = (tokens[body].start[1], (row, self._byte_col(row, col)))
-        self._plain_lists_beside_stars(tokens, edits)
+                self.bodies[tokens[body].start[0]] = (tokens[body].start[1], key)
+        self._plain_lists_beside_stars(tokens, edits, starts)
         if open_at_end:
             self._unclosed_in_clause(tokens)
             depth = 0
@@ -93,7 +110,7 @@ class Scan(ClauseRules):
                 if depth > 0:
                     self.unclosed = tok
                     break
-        self._mixed_clauses(tokens)
+        self._mixed_clauses(tokens, starts)
         self.errors.sort(key=lambda error: error.order)
         edited = list(self.lines)
         for row, col, replacement in edits:
@@ -208,20 +225,20 @@ class Scan(ClauseRules):
             details += (error.end_lineno, error.end_offset)
         error.args = (error.msg, details)
 
-    def _mixed_clauses(self, tokens: "List[Any]") -> None:
+    def _mixed_clauses(self, tokens: "List[Any]", line_starts: "List[int]") -> None:
         """3.14's rule for a ``try`` whose clauses are starred and plain, by their headers alone
         (a starred clause after plain ones with one expression for its types, or a plain one
         after starred ones): the error when the parse fails later, even in the odd clause's block."""
         import tokenize
 
-        starts = [index for index, tok in enumerate(tokens)
-                  if (index == 0 or tokens[index - 1].type == tokenize.NEWLINE) and tok.type != tokenize.ENDMARKER]
+        starts = [index for index in line_starts if tokens[index].type != tokenize.ENDMARKER]
         for position, index in enumerate(starts):
             if tokens[index].string != "try" or index + 1 >= len(tokens) or tokens[index + 1].string != ":":
                 continue
             column = tokens[index].start[1]
             kinds: List[bool] = []
-            for clause in starts[position + 1:]:
+            for later in range(position + 1, len(starts)):  # not a slice: a try's clauses end soon after it
+                clause = starts[later]
                 tok = tokens[clause]
                 if tok.start[1] < column or (tok.start[1] == column and tok.string != "except"):
                     break
@@ -262,7 +279,8 @@ class Scan(ClauseRules):
         end_col = tokens[clause + 1].end[1] if star else col + len("except")
         self.mixed.append(Problem(MIXED, (row, col + 1, row, end_col + 1), self._line(row)))
 
-    def _plain_lists_beside_stars(self, tokens: "List[Any]", edits: "List[Tuple[int, int, str]]") -> None:
+    def _plain_lists_beside_stars(self, tokens: "List[Any]", edits: "List[Tuple[int, int, str]]",
+                                  starts: "List[int]") -> None:
         """A plain clause's unparenthesized types (PEP 758) in a ``try`` with starred clauses:
         after one, 3.14's "invalid syntax" at the first type; before, the mixed clauses'
         error.  (Alone, the running parser's to judge.)  A ``try``'s clauses: line-initial
@@ -270,9 +288,6 @@ class Scan(ClauseRules):
         are edited as ``_check_types`` does, so that the file still parses.
         """
         import tokenize
-
-        starts = [index for index, tok in enumerate(tokens)
-                  if index == 0 or tokens[index - 1].type == tokenize.NEWLINE]
 
         def starred_among(heads: "List[int]", column: int) -> bool:
             found = False
@@ -344,3 +359,14 @@ class Scan(ClauseRules):
             return
         self.errors.append(Problem(NEVER_CLOSED.format(bracket.string), (row, col + 1, row, 0),
                                    self._line(row).rstrip("\r\n"), (target_row, target_col + 1)))
+
+
+def _indices(items: "List[Any]", item: object) -> "Iterator[int]":
+    """Where ``item`` is in ``items``, in order: found by ``list.index``, a Python turn per find, not per item."""
+    at = -1
+    while True:
+        try:
+            at = items.index(item, at + 1)
+        except ValueError:
+            return
+        yield at
