@@ -34,8 +34,8 @@ class ClauseRules:
         # Starred clauses whose types are a list without parentheses (PEP 758, 3.14):
         # (line, byte column of `except`) -> the types as a tuple expression, parsed alone.
         self.lists: Dict[Key, Any] = {}
-        # An invalid target's error -> the target's place and its clause's block's lines.
-        self.targets: Dict[int, Tuple[Key, Key, Tuple[int, int]]] = {}
+        # An invalid target's error -> the target's place, its clause's block's lines and where its `except` is.
+        self.targets: Dict[int, Tuple[Key, Key, Tuple[int, int], Key]] = {}
         # Where each line's comment starts: 3.14's NEWLINE token starts there.
         self.comments: Dict[int, int] = {}
 
@@ -163,6 +163,8 @@ class ClauseRules:
     def _check_target(self, tokens: "List[Any]", start: int, named: int, colon: int) -> None:
         """``except* T as X:`` where X is no name: 3.14's "cannot use except* statement with ..."
         at X, when T and X are each one expression."""
+        import tokenize
+
         if named + 2 == colon and is_name(tokens[named + 1]):
             return
         if named == start or tokens[named + 1].string == "*":
@@ -180,14 +182,19 @@ class ClauseRules:
         row, end_row = target.lineno, target.end_lineno
         position = (row, self._char_col(row, target.col_offset) + 1,
                     end_row, self._char_col(end_row, target.end_col_offset) + 1)
-        problem = Problem(TARGET.format(kind), position, self._line(row))
+        # 3.14 quotes the line as its tokenizer holds it: past it (the block below), cut at its newline.
+        text = self._line(row).rstrip("\r\n") + ("" if tokens[colon + 1].type == tokenize.NEWLINE else "\n")
+        # Ordered from the target's first token, where the running parser fails (a parenthesis: before the name).
+        start_row, start_col = tokens[named + 1].start
+        problem = Problem(TARGET.format(kind), position, text, (start_row, start_col + 1))
         # 3.14's rule also reads the clause's block: when that fails, its parser's error
         # is where a name was wanted after `as`.
         wanted = tokens[named + 2] if is_name(tokens[named + 1]) else tokens[named + 1]
         problem.at_star = Problem(INVALID, self._token_position(wanted), self._line(wanted.start[0]))
         if tokens[named + 1].start[0] == tokens[colon - 1].end[0]:
             self.targets[id(problem)] = (tokens[named + 1].start, tokens[colon - 1].end,
-                                         _block_rows(tokens, colon, tokens[start - 2].start[1], len(self.lines)))
+                                         _block_rows(tokens, colon, tokens[start - 2].start[1], len(self.lines)),
+                                         tokens[start - 2].start)
         self.errors.append(problem)
 
     def tuples(self) -> "Dict[Key, Any]":

@@ -23,7 +23,7 @@ from exceptstar._compiler.source import lines, tokenizer_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+    from typing import Any, Dict, Iterator, List, Optional, Tuple
 
     from exceptstar._compiler.problem import Key
 
@@ -77,12 +77,20 @@ class Scan(ClauseRules):
         # The line-initial tokens: the first, and each after a NEWLINE.
         starts = [0, *compress(range(1, len(tokens)), map(tokenize.NEWLINE.__eq__, types))] if tokens else []
         excepts = [at for at in _indices(strings, "except") if at + 1 < len(tokens) and strings[at + 1] == "*"]
-        # Where a starred clause's `except` follows `try:` on its line: 3.14's rules read it
-        # as the try's clause, and give its own error.
-        self.after_try: Set[Key] = {
-            (tokens[index].start[0], tokens[index].start[1] + 1) for index in excepts
-            if index > 1 and strings[index - 1] == ":" and strings[index - 2] == "try"
-            and tokens[index - 2].start[0] == tokens[index].start[0]}
+        # Where a starred clause's `except` follows `try:` on its line: 3.14's rules read it as the try's
+        # clause, and give its own error. -> the try's column, the header's last line, and where its colon
+        # is when the block starts on a line of its own.
+        self.after_try: Dict[Key, Tuple[int, int, Optional[Key]]] = {}
+        for index in excepts:
+            if index > 1 and strings[index - 1] == ":" and strings[index - 2] == "try" \
+                    and tokens[index - 2].start[0] == tokens[index].start[0]:
+                try:
+                    newline = types.index(tokenize.NEWLINE, index, len(tokens) - 1)
+                except ValueError:
+                    newline = 0
+                last = tokens[newline - 1] if newline else tokens[index]
+                self.after_try[(tokens[index].start[0], tokens[index].start[1] + 1)] = (
+                    tokens[index - 2].start[1], last.start[0], last.start if last.string == ":" else None)
         for index in excepts:
             if types[index] != tokenize.NAME:
                 continue
@@ -128,29 +136,82 @@ class Scan(ClauseRules):
         ours = sorted([*self.errors, *self.mixed], key=lambda problem: problem.order)
         at = (error.lineno or 0, error.offset or 0)
         if ours and (ours[0].order < at or (ours[0].order == at and ours[0] not in self.mixed)
-                     or (at in self.after_try and ours[0].line == at[0])):
+                     or (at in self.after_try and at[0] <= ours[0].line <= self.after_try[at][1])):
             # (3.14 reads a starred clause right after `try:` on its line as one of the try's,
             # and takes the mixed clauses' rule only after complete clauses.)
-            first = ours[0]
+            first: Optional[Problem] = ours[0]
             if id(first) in self.targets:
-                first = self._target_or_block(first)
-            if not (error.msg or "").startswith(_TOKENIZER_ERRORS):
+                first = self._target_or_block(ours[0])
+            if first is not None and not (error.msg or "").startswith(_TOKENIZER_ERRORS):
                 tokenizers = self._tokenizer_error(filename)
                 if tokenizers is None:
                     return first.exception(filename)
                 error = tokenizers
+        elif at in self.after_try:
+            missing = self._missing_block(at)
+            if missing is not None:
+                return missing.exception(filename)
         self.restore_text(error)
         if error.msg.startswith("expected an indented block") and not isinstance(error, IndentationError):
             return IndentationError(*error.args)
         return error
 
-    def _target_or_block(self, problem: Problem) -> Problem:
+    def _missing_block(self, at: "Key") -> "Optional[Problem]":
+        """3.14's error for a starred clause after ``try:`` on its line whose block is missing (it reads
+        the clause as the try's, then the block), else None: the running parser's error stands."""
+        try_col, _, colon = self.after_try[at]
+        if colon is None:
+            return None  # the block on the header's line: the parser's error
+        probe = self._block_probe(at[0], try_col, colon)
+        if probe is None or not probe.msg.startswith("expected an indented block"):
+            return None
+        clause_row = at[0]
+        plain = (clause_row, self._byte_col(clause_row, at[1] - 1)) not in self.lists
+        missing = Problem("expected an indented block" + (
+            f" after 'except*' statement on line {clause_row}" if plain else ""), probe.position, probe.text)
+        missing.error_class = IndentationError
+        return missing
+
+    def _block_probe(self, row: int, try_col: int, colon: "Key",
+                     lines_in: "Optional[List[str]]" = None) -> "Optional[Problem]":
+        """The running parser's error reading the block of a ``try: except*`` header from line ``row`` to its
+        colon under ``if _:`` in the header's place (on the colon's line, columns kept); None when it parses."""
+        probe = list(lines_in if lines_in is not None else lines(self.rewritten))
+        colon_row, colon_col = colon
+        if colon_col < try_col + 4:
+            return None  # no room for the `if` before the colon
+        line = probe[colon_row - 1]
+        probe[row - 1:colon_row] = ["\n"] * (colon_row - row) + [
+            probe[row - 1][:try_col] + "if _" + " " * (colon_col - try_col - 4) + line[colon_col:]]
+        try:
+            _builtin_compile("".join(probe), "<probe>", "exec", _PyCF_ONLY_AST, True)
+        except SyntaxError as error:
+            lineno = error.lineno or 0
+            return Problem(error.msg, (lineno, error.offset or 0, getattr(error, "end_lineno", 0),
+                                       getattr(error, "end_offset", 0)), self._line(lineno))
+        except ValueError:
+            pass
+        return None
+
+    def _target_or_block(self, problem: Problem) -> "Optional[Problem]":
         """An invalid target's error, or, when its clause's block does not parse either,
-        3.14's parser's at the target (the block's own when it has its own words)."""
-        (row, col), (_, end_col), (first, last) = self.targets[id(problem)]
-        line = lines(self.rewritten)[row - 1]
+        3.14's parser's at the target (the block's own when it has its own words); None
+        for the running parser's own error (a clause after ``try:`` on its line)."""
+        (row, col), (_, end_col), (first, last), (clause_row, clause_col) = self.targets[id(problem)]
         probe = list(lines(self.rewritten))
+        line = probe[row - 1]
         probe[row - 1] = line[:col] + "_" + " " * (end_col - col - 1) + line[end_col:]
+        if (clause_row, clause_col + 1) in self.after_try:
+            # `try: except* T as X:`: 3.14 reads the clause as the try's, with no block before it.
+            error = self._block_probe(clause_row, self.after_try[(clause_row, clause_col + 1)][0], (row, end_col),
+                                      probe)
+            if error is None or not first <= error.line <= last:
+                return problem
+            if error.msg.startswith("expected an indented block"):
+                missing = Problem("expected an indented block", error.position, error.text)
+                missing.error_class = IndentationError
+                return missing
+            return None  # 3.14's parser fails at the starred `except` itself, as the running one does
         try:
             _builtin_compile("".join(probe), "<probe>", "exec", _PyCF_ONLY_AST, True)
         except SyntaxError as error:
@@ -159,7 +220,7 @@ class Scan(ClauseRules):
                     # (3.14's rule reads a block there, which names no statement.)
                     missing = Problem("expected an indented block", (error.lineno or 0, error.offset or 0,
                                       getattr(error, "end_lineno", 0), getattr(error, "end_offset", 0)),
-                                      error.text)
+                                      self._line(error.lineno or 0))
                     missing.error_class = IndentationError
                     return missing
                 if error.msg != INVALID:
