@@ -651,9 +651,14 @@ WHY: Dict[str, str] = {
         "`BaseExceptionGroup.__new__`, then one count or one set), which is most of the time: C-level "
         "iteration, but a type() call per member, where the built-in tests a flag. On "
         "3.8 and 3.9 type() has no vectorcall, so that pass costs 2.5-3x what it does on "
-        "3.10+ (`list(map(type, ...))` of 1000: 25-32 µs there, 10 µs on 3.10). What it "
-        "would take: the type pass in C, a compiled helper module, which a pure-Python "
-        "package without runtime dependencies does not ship."
+        "3.10+ (`list(map(type, ...))` of 1000: 25-32 µs there, 10 µs on 3.10). A bound, measured "
+        "(issue 37): the cheapest C function a member can be passed to through `map` at all, "
+        "`callable()` (one argument, a singleton back), takes 11.5 µs / 10.8 µs per 1000 members on "
+        "3.8 / 3.9, the whole of 5x's budget (11.8 / 12.6 µs) before the group is made; the tests "
+        "that read a real type, type(), `isinstance()` (which asks `__class__` of a non-instance, "
+        "as C does not) or `BaseException.__reduce__`, take 21-33 µs. What it would take: the type "
+        "pass in C, a compiled helper module, which a pure-Python package without runtime "
+        "dependencies does not ship."
     ),
     "split_flat": (
         "a C-level pass over the members per side (type, set membership, `compress`) and "
@@ -677,13 +682,16 @@ WHY: Dict[str, str] = {
     ),
     "construct_small": (
         "a Python-level `__new__` (the checks CPython makes, inline for the usual call since issue "
-        "37: one of the two classes, a `str`, a short list or tuple of Exceptions) and "
+        "37: one of the two classes, a `str` tested by one of str's methods, a short list or tuple "
+        "of Exceptions, a single member or a pair unpacked without `map` or `tuple()`) and "
         "`BaseException.__new__`; the two classes' construction runs `BaseException`'s C init "
-        "(their own `__init__` stays the one explicit calls and subclasses see). Counted on 3.8: "
-        "about 12k instructions a group, of which entering the Python `__new__` and "
-        "`BaseException.__new__` about 4k and `type()` per member 450 each; 2x the backport "
-        "needs about 1.8k fewer a group on 3.8/3.9 (met on 3.10). What it would take: a "
-        "constructor in C (a compiled helper)."
+        "(their own `__init__` stays the one explicit calls and subclasses see). Counted on 3.8 "
+        "with callgrind: 44.4k instructions for the four groups (46.9k before the str method and "
+        "the pair), the backport 82.8k; 2x needs 41.4k. Of ours, the class call with a Python "
+        "`__new__` and `BaseException.__new__` alone take 2.6k a group, and `type()` about 530 a "
+        "member (22 calls in the four, 20% of the whole on 3.8, where type() makes a tuple for "
+        "its argument). What it would take: a constructor in C (a compiled helper), or code "
+        "unrolled per group size."
     ),
     "construct_distinct": (
         "one `type()` per member and one subclass test per distinct type, both C-level loops "
@@ -782,7 +790,9 @@ WHY: Dict[str, str] = {
     ),
     "scan": (
         "the pure-Python tokenizer itself (`tokenize.generate_tokens`) is the peer and most of "
-        "the time; the scan's own per-clause check is by index now, linear in the clause."
+        "the time; the scan keeps every token (about 65,000 here) and reads their types and "
+        "strings in C loops (`map`, `compress`, `list.index`), with a Python turn per line or per "
+        "`except` only (issue 37: 1.53x before on 3.10, with a Python turn per token)."
     ),
     "first_import": (
         "80 of each module's 100 lines are module-level statements. For imports the "
