@@ -789,10 +789,12 @@ WHY: Dict[str, str] = {
         "clause, and the parser then decides), so this costs what the main path costs."
     ),
     "scan": (
-        "the pure-Python tokenizer itself (`tokenize.generate_tokens`) is the peer and most of "
-        "the time; the scan keeps every token (about 65,000 here) and reads their types and "
-        "strings in C loops (`map`, `compress`, `list.index`), with a Python turn per line or per "
-        "`except` only (issue 37: 1.53x before on 3.10, with a Python turn per token)."
+        "`tokenize.generate_tokens` is the peer and most of the time: pure Python on 3.8-3.11, "
+        "CPython's C tokenizer from 3.12, where the scan's own work weighs more. The scan keeps "
+        "every token (about 65,000 here) and reads their types and strings in C loops (`map`, "
+        "`compress`, `list.index`), with a Python turn per line or per `except` only (issue 37: "
+        "1.52x before on 3.10 and 2.11x-2.91x on 3.12-3.15, with a Python turn per token; "
+        "2.01x-2.29x now there)."
     ),
     "first_import": (
         "80 of each module's 100 lines are module-level statements. For imports the "
