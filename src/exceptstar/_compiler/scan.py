@@ -82,28 +82,24 @@ class Scan(ClauseRules):
         # is when the block starts on a line of its own.
         self.after_try: Dict[Key, Tuple[int, int, Optional[Key]]] = {}
         for index in excepts:
+            row, col = tokens[index].start
+            try:  # the header's NEWLINE
+                newline = types.index(tokenize.NEWLINE, index, len(tokens) - 1)
+            except ValueError:
+                newline = 0
             if index > 1 and strings[index - 1] == ":" and strings[index - 2] == "try" \
-                    and tokens[index - 2].start[0] == tokens[index].start[0]:
-                try:
-                    newline = types.index(tokenize.NEWLINE, index, len(tokens) - 1)
-                except ValueError:
-                    newline = 0
+                    and tokens[index - 2].start[0] == row:
                 last = tokens[newline - 1] if newline else tokens[index]
-                self.after_try[(tokens[index].start[0], tokens[index].start[1] + 1)] = (
+                self.after_try[(row, col + 1)] = (
                     tokens[index - 2].start[1], last.start[0], last.start if last.string == ":" else None)
-        for index in excepts:
             if types[index] != tokenize.NAME:
                 continue
             star = tokens[index + 1]
-            row, col = tokens[index].start
             key = (row, self._byte_col(row, col))
             self.stars[key] = star.end
             edits.append((star.start[0], star.start[1], " "))
             self._check_types(tokens, index + 2, edits, key)
-            try:
-                body = types.index(tokenize.NEWLINE, index, len(tokens) - 1) + 1
-            except ValueError:
-                body = 0
+            body = newline + 1 if newline else 0
             if body and types[body] == tokenize.ENDMARKER:
                 # No block before the end of the file: the error is past the header's end.
                 self.ends_file = (tokens[body - 1].start, key)
@@ -167,10 +163,7 @@ class Scan(ClauseRules):
             return None
         clause_row = at[0]
         plain = (clause_row, self._byte_col(clause_row, at[1] - 1)) not in self.lists
-        missing = Problem("expected an indented block" + (
-            f" after 'except*' statement on line {clause_row}" if plain else ""), probe.position, probe.text)
-        missing.error_class = IndentationError
-        return missing
+        return _missing_block(f" after 'except*' statement on line {clause_row}" if plain else "", probe)
 
     def _block_probe(self, row: int, try_col: int, colon: "Key",
                      lines_in: "Optional[List[str]]" = None) -> "Optional[Problem]":
@@ -186,9 +179,7 @@ class Scan(ClauseRules):
         try:
             _builtin_compile("".join(probe), "<probe>", "exec", _PyCF_ONLY_AST, True)
         except SyntaxError as error:
-            lineno = error.lineno or 0
-            return Problem(error.msg, (lineno, error.offset or 0, getattr(error, "end_lineno", 0),
-                                       getattr(error, "end_offset", 0)), self._line(lineno))
+            return Problem(error.msg, _position(error), self._line(error.lineno or 0))
         except ValueError:
             pass
         return None
@@ -208,9 +199,7 @@ class Scan(ClauseRules):
             if error is None or not first <= error.line <= last:
                 return problem
             if error.msg.startswith("expected an indented block"):
-                missing = Problem("expected an indented block", error.position, error.text)
-                missing.error_class = IndentationError
-                return missing
+                return _missing_block("", error)
             return None  # 3.14's parser fails at the starred `except` itself, as the running one does
         try:
             _builtin_compile("".join(probe), "<probe>", "exec", _PyCF_ONLY_AST, True)
@@ -218,14 +207,9 @@ class Scan(ClauseRules):
             if first <= (error.lineno or 0) <= last and problem.at_star is not None:
                 if error.msg.startswith("expected an indented block"):
                     # (3.14's rule reads a block there, which names no statement.)
-                    missing = Problem("expected an indented block", (error.lineno or 0, error.offset or 0,
-                                      getattr(error, "end_lineno", 0), getattr(error, "end_offset", 0)),
-                                      self._line(error.lineno or 0))
-                    missing.error_class = IndentationError
-                    return missing
+                    return _missing_block("", Problem(error.msg, _position(error), self._line(error.lineno or 0)))
                 if error.msg != INVALID:
-                    return Problem(error.msg, (error.lineno or 0, error.offset or 0, getattr(error, "end_lineno", 0),
-                                               getattr(error, "end_offset", 0)), error.text)
+                    return Problem(error.msg, _position(error), error.text)
                 return problem.at_star
         except ValueError:
             pass
@@ -431,3 +415,15 @@ def _indices(items: "List[Any]", item: object) -> "Iterator[int]":
         except ValueError:
             return
         yield at
+
+
+def _position(error: SyntaxError) -> "Tuple[int, int, int, int]":
+    """A SyntaxError's place as a ``Problem`` holds it (3.8 and 3.9 have no end)."""
+    return error.lineno or 0, error.offset or 0, getattr(error, "end_lineno", 0), getattr(error, "end_offset", 0)
+
+
+def _missing_block(after: str, probe: Problem) -> Problem:
+    """3.14's IndentationError for a block its rule read and found missing, where ``probe`` found it."""
+    missing = Problem("expected an indented block" + after, probe.position, probe.text)
+    missing.error_class = IndentationError
+    return missing
