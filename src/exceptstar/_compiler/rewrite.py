@@ -6,36 +6,34 @@ names escape class-private mangling::
     try:
         BODY
     except:
-        __es_star_N__ = __es_part_N__ = None
-        try:                                      (the guard of clause k)
-            __es_star_N__ = __exceptstar__.Star()           # first clause only
-            __es_part_N__ = __es_star_N__.match(T1, L1, True)  # (the others: match(Tk, Lk, False))
-        except:
-            __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, 1, L1)  # first clause only
-            if __es_star_N__ is None:             # an error that propagates alone
-            if __exceptstar__.interrupted(__es_star_N__, k, Lk) is None:      # (other clauses)
-                del __es_star_N__, __es_part_N__
-                raise
-            __es_part_N__ = None                  # an interrupt, recorded
-        if __es_part_N__ is not None:
-            e = __es_part_N__
-            try:
+        __es_star_N__ = __es_part_N__ = __exceptstar__.Star()
+        try:                                      (clause k)
+            __es_part_N__ = __es_star_N__         # (not in the first clause)
+            __es_part_N__ = __es_star_N__.match(Tk, Lk, True)  # (the others: match(Tk, Lk, False))
+            if __es_part_N__ is not None:
+                e = __es_part_N__
                 Hk
-            except __exceptstar__.BaseException as __es_raised_N__:
-                __es_star_N__._raised += (__es_raised_N__,)
+        except __exceptstar__.BaseException as __es_raised_N__:
+            if __es_part_N__ is not __es_star_N__:
+                pass                              # the body raised
+            elif __exceptstar__.interrupted(__es_star_N__, k, Lk) is None:   # the engine did
+                del __es_star_N__, __es_part_N__  # an error that propagates alone
+                raise
+            __es_star_N__._raised += (__es_raised_N__,)   # or an interrupt, as if the body raised it
             e = None
             del e
+        else:
+            if __es_part_N__ is not None:
+                e = None
+                del e
         ...                     (the same for every clause)
         if not ((__es_star_N__._rest is None) & (not __es_star_N__._raised)):   # else all handled: no call
             try:
                 __es_part_N__ = __es_star_N__.outcome()
             except:
-                (as above, with 0 for k, then)
-                __es_part_N__ = __es_star_N__   # asks again below, outside the handler
-            if __es_part_N__ is not __es_star_N__:
-                pass
-            else:
-                __es_part_N__ = __es_star_N__.outcome()
+                __exceptstar__.interrupted(__es_star_N__, 0, 0)   # recorded; the new outcome made the handled one
+                del __es_star_N__, __es_part_N__
+                raise
             if __es_part_N__ is not None:
                 del __es_star_N__, __es_part_N__
                 raise
@@ -45,22 +43,25 @@ names escape class-private mangling::
     finally:
         FINALLY
 
-The machinery's own handlers are bare (a type to check would only be more code
-to compile and run); the one that records what a body raised names it: it needs
-a type.  Only calls into the engine are guarded, and what a handler body raises
-is recorded by code that calls nothing: on 3.11+ a signal handler can then only
-run (and raise ``KeyboardInterrupt``) inside a guard or in the user's own
-code.  What the engine's ``interrupted`` sorts as an interrupt becomes part of
-what propagates, as if the clause's handler had raised it, so nothing of the
-group is lost; every way out deletes the names.  A try around a handler body
-would cost one of CPython's 20 nested blocks per level of nested ``except*``, so
-the guards hold no body.  What no guard covers: before 3.11 the interpreter also
-runs signal handlers on entering any except block, on taken conditional jumps
-(3.10) and between almost any two instructions (3.8, 3.9), and an exception a
-tracer raises on a line event lands on the instruction of that line; there the
-exception propagates alone, as from a plain ``except`` block, and at module
-level the names may stay.  (On 3.10 the only conditional jumps taken on the
-way out are those past the re-raise when nothing propagates: nothing to lose.)
+The machinery's own handler is bare (a type to check would only be more code
+to compile and run); a clause's handler names what it caught, to record it.
+Only calls into the engine are guarded, and what a handler body raises is
+recorded by code that calls nothing: on 3.11+ a signal handler can then only
+run (and raise ``KeyboardInterrupt``) in the engine or in the user's own
+code.  A clause's ``try`` holds its match and its body: with the statement's
+bare handler, two of CPython's 20 nested blocks per level of nested
+``except*``, as natively.  ``part`` is the Star until the match returns,
+which tells the body's exceptions from the engine's.  What the engine's ``interrupted`` sorts as an interrupt becomes
+part of what propagates, as if the clause's handler had raised it, so
+nothing of the group is lost; every way out deletes the names.  ``Star()``
+runs no Python code, so it needs no guard.  What no guard covers: before
+3.11 the interpreter also runs signal handlers on entering any except block,
+on taken conditional jumps (3.10) and between almost any two instructions
+(3.8, 3.9), and an exception a tracer raises on a line event lands on the
+instruction of that line; there the exception propagates alone, as from a
+plain ``except`` block, and at module level the names may stay.  (On 3.10
+the only conditional jumps taken on the way out are those past the re-raise
+when nothing propagates: nothing to lose.)
 
 Generated nodes carry the position of the user construct they stand for (a
 clause's machinery that of its ``except*`` line), so tracebacks, line events
@@ -278,9 +279,11 @@ class _StarTry:
         for index, handler in enumerate(node.handlers):
             clauses.extend(self._clause(index, handler))
         self._place(keyword_position(node.handlers[0]))
+        made = self._new(ast.Call, self._runtime("Star"), [], [])
         body: List[Any] = [
-            # Bound first, without a call, so that every guard's handler finds both.
-            self._new(ast.Assign, [self._name(self.star, True), self._name(self.part, True)], self._none()),
+            # Star() runs no Python code, so it needs no guard; bound to both names, so that every
+            # handler finds both, and the first clause's part is the Star until its match returns.
+            self._new(ast.Assign, [self._name(self.star, True), self._name(self.part, True)], made),
             *clauses,
             *self._finish(),
         ]
@@ -292,7 +295,9 @@ class _StarTry:
         return result
 
     def _clause(self, index: int, handler: "Any") -> "List[Any]":
-        """Match the clause's types; if anything matched, run its body, recording what it raises."""
+        """Match the clause's types and, if anything matched, run its body: one ``try`` whose handler
+        records what the body raised, or sorts what the engine raised (``interrupted``)."""
+        new = self._new
         if sys.version_info >= (3, 10):
             # What runs after the handler body belongs to where execution goes
             # next (the next clause, or the end of the statement), so that line
@@ -302,50 +307,58 @@ class _StarTry:
             # After the last clause that is the engine's finishing code, which
             # has no line at all, as CPython's own.
             handlers = self.node.handlers
-            self._place(keyword_position(handlers[index + 1]) if index + 1 < len(handlers) else NO_LINE)
+            after = keyword_position(handlers[index + 1]) if index + 1 < len(handlers) else NO_LINE
+            # The handler's own test runs after the body raised or after the engine did: no line,
+            # so that neither way reports one that CPython's does not.
+            sorting = NO_LINE
         else:
-            self._place(keyword_position(handler))
-        # Everything a handler raises is caught and recorded, so what follows
-        # its try always runs: no `finally` needed.  Recorded by an augmented
-        # assignment to a slot, which calls nothing: no signal handler can run
-        # between the exception and its record.
-        new = self._new
-        record = new(ast.ExceptHandler, self._runtime("BaseException"), self.raised, [new(
-            ast.AugAssign, new(ast.Attribute, self._name(self.star), "_raised", _STORE), _ADD,
-            new(ast.Tuple, [self._name(self.raised)], _LOAD),
-        )])
-        cleanup: List[Any] = []
+            after = sorting = keyword_position(handler)
+        self._place(after)
+        # What the handler caught is recorded by an augmented assignment to a slot, which calls nothing: after
+        # the body raised (the part, never the Star, stands in `part` from match's return to the body's end),
+        # no signal handler can run between the exception and its record.
+        record = new(ast.AugAssign, new(ast.Attribute, self._name(self.star), "_raised", _STORE), _ADD,
+                     new(ast.Tuple, [self._name(self.raised)], _LOAD))
+        # The clause's name is unbound whichever way the body ended: in the handler, and in the try's `else`,
+        # laid out after the handler on its line, where the body's end reports no line event of its own
+        # before 3.10 (a jump into a line's code).
+        unbind: List[Any] = []
+        caught_unbind: List[Any] = []
         if handler.name:
-            cleanup = [new(ast.Assign, [self._name(handler.name, True)], self._none()),
-                       new(ast.Delete, [new(ast.Name, handler.name, _DEL)])]
-        self._place(keyword_position(handler))
-        run: List[Any] = []
-        if handler.name:
-            run.append(new(ast.Assign, [self._name(handler.name, True)], self._name(self.part)))
-        run.append(new(ast.Try, handler.body, [record], [], []))
-        run.extend(cleanup)
-        # Lk: its lines past the keyword (_spans); every argument given (no defaults: CPython's fast call).
+            for done in (unbind, caught_unbind):  # two copies: a tree that is not shared may be changed in place
+                done.extend((new(ast.Assign, [self._name(handler.name, True)], self._none()),
+                             new(ast.Delete, [new(ast.Name, handler.name, _DEL)])))
+            unbind = [new(ast.If, self._part_is_set(), unbind, [])]
+        self._place(sorting)
+        # Lk: its lines past the keyword (_spans), as match has it.
         extent = clause_extent(handler)
+        # An exception of the engine's is sorted first: one that propagates alone is re-raised, an interrupt
+        # is recorded as the body's.  The body's way falls through an empty branch and jumps
+        # unconditionally (3.10 runs signal handlers on taken conditional jumps).
+        sort = new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, index + 1),
+                                                           new(ast.Constant, extent)], [])
+        alone = new(ast.If, new(ast.Compare, sort, [_IS], [self._none()]), [self._release(), self._raise()], [])
+        body_raised = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
+        caught = new(ast.ExceptHandler, self._runtime("BaseException"), self.raised,
+                     [new(ast.If, body_raised, [new(ast.Pass)], [alone]), record, *caught_unbind])
+        self._place(keyword_position(handler))
+        # The body's own list, kept (`show` numbers what holds it with the clause's line).
+        run: List[Any] = handler.body
+        if handler.name:
+            run.insert(0, new(ast.Assign, [self._name(handler.name, True)], self._name(self.part)))
+        # Every argument given (no defaults: CPython's fast call).
         arguments = [handler.type, new(ast.Constant, extent), new(ast.Constant, index == 0)]
-        match = new(ast.Call, self._attribute("match"), arguments, [])
-        calls = [new(ast.Assign, [self._name(self.part, True)], match)]
-        if index == 0:  # Star() runs no Python code: the first match begins it
-            made = new(ast.Call, self._runtime("Star"), [], [])
-            calls.insert(0, new(ast.Assign, [self._name(self.star, True)], made))
-        guard = self._guard(calls, index + 1, extent, [new(ast.Assign, [self._name(self.part, True)], self._none())])
-        return [guard, new(ast.If, self._part_is_set(), run, [])]
+        calls: List[Any] = [new(ast.Assign, [self._name(self.part, True)],
+                                new(ast.Call, self._attribute("match"), arguments, []))]
+        if index:  # the first clause's part is the Star already
+            calls.insert(0, new(ast.Assign, [self._name(self.part, True)], self._name(self.star)))
+        calls.append(new(ast.If, self._part_is_set(), run, []))
+        return [new(ast.Try, calls, [caught], unbind, [])]
 
     def _finish(self) -> "List[Any]":
         """Ask the engine what propagates and re-raise it, with a bare ``raise`` as CPython's RERAISE."""
         new = self._new
-
-        def outcome() -> "Any":
-            return new(ast.Assign, [self._name(self.part, True)], new(ast.Call, self._attribute("outcome"), [], []))
-
-        # After an interrupt, asked again outside the guard's handler: the handled exception the engine sets
-        # there would not outlive it.  The usual way falls through the test into an empty branch and jumps
-        # unconditionally (3.10 runs signal handlers on taken conditional jumps).
-        recovered: Dict[str, int] = self.at
+        interrupt_at: Dict[str, int] = self.at
         if sys.version_info[:2] == (3, 10):
             # No line event: a tracer (coverage's branches) sees a handler's last
             # line followed by wherever the statement goes next, as natively.
@@ -355,23 +368,26 @@ class _StarTry:
             # But the compiler gives an implicit `return` with no line (the
             # statement last in a module or function) the line of the code laid
             # out last before it that has one: without one here, the last
-            # clause's body, reported run although it never ran.  The recovery
-            # from an interrupt, laid out just before and run only after one,
-            # takes the last clause's line, which is 3.11's for that return.
-            recovered = keyword_position(self.node.handlers[-1])
-        usual = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
-        # Fresh nodes (never shared ones): they are positioned afterwards.
-        recover = ast.Assign([ast.Name(self.part, _STORE)], ast.Name(self.star, _LOAD))
-        position_all([recover], recovered)
+            # clause's body, reported run although it never ran.  The handling
+            # of an interrupt, laid out last and run only after one, takes the
+            # last clause's line, which is 3.11's for that return.
+            interrupt_at = keyword_position(self.node.handlers[-1])
+        # An interrupt in outcome(): the engine records it and makes the new outcome the handled
+        # exception there, in the guard's handler, whose bare raise sends it (the handled exception
+        # set there would not outlive the handler).  Fresh nodes (never shared ones): positioned afterwards.
+        interrupt = ast.Expr(ast.Call(ast.Attribute(ast.Name("__exceptstar__", _LOAD), "interrupted", _LOAD),
+                                      [ast.Name(self.star, _LOAD), ast.Constant(0), ast.Constant(0)], []))
+        position_all([interrupt], interrupt_at)
+        outcome = new(ast.Assign, [self._name(self.part, True)], new(ast.Call, self._attribute("outcome"), [], []))
+        guard = new(ast.Try, [outcome], [new(ast.ExceptHandler, None, None, [interrupt, self._release(),
+                                                                             self._raise()])], [], [])
         # Every part taken, nothing raised: no call.  `&` of two bools, not `and`: the way with something to
         # propagate takes no conditional jump before the guard (3.10 runs signal handlers on one).
         handled = new(ast.BinOp, new(ast.Compare, self._attribute("_rest"), [_IS], [self._none()]), ast.BitAnd(),
                       new(ast.UnaryOp, ast.Not(), self._attribute("_raised")))
         return [
             new(ast.If, new(ast.UnaryOp, ast.Not(), handled), [
-                self._guard([outcome()], 0, 0, [recover]),
-                new(ast.If, usual, [new(ast.Pass)], [outcome()]),
-                new(ast.If, self._part_is_set(), [self._release(), self._raise()], [])], []),
+                guard, new(ast.If, self._part_is_set(), [self._release(), self._raise()], [])], []),
             self._release(),
         ]
 
@@ -417,22 +433,6 @@ class _StarTry:
 
     def _raise(self) -> "Any":
         return self.kit.get("raise") or self.kit.setdefault("raise", self._new(ast.Raise))
-
-    def _guard(self, calls: "List[Any]", step: int, extent: int, then: "List[Any]") -> "Any":
-        """``calls`` into the engine, whose exceptions ``interrupted`` sorts (see the module docstring:
-        only the engine's calls are guarded, never a handler body)."""
-        new = self._new
-        sort = new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, step),
-                                                           new(ast.Constant, extent)], [])
-        handling: List[Any] = []
-        if step == 1:
-            # Before Star() returned the engine makes one: kept.  Later it hands back the same one.
-            handling.append(new(ast.Assign, [self._name(self.star, True)], sort))
-            sort = self._name(self.star)
-        alone = new(ast.Compare, sort, [_IS], [self._none()])
-        handling.append(new(ast.If, alone, [self._release(), self._raise()], []))
-        handler = new(ast.ExceptHandler, None, None, [*handling, *then])
-        return new(ast.Try, calls, [handler], [], [])
 
 
 # Context and operator nodes carry no position: one of each serves every use, as in the parser's trees.
