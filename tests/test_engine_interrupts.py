@@ -287,3 +287,67 @@ def test_the_way_to_what_propagates_takes_no_conditional_jump() -> None:
     offsets = [event for event in events[start + 1:end] if isinstance(event, int)]
     taken = [(here, there) for here, there in zip(offsets, offsets[1:]) if here in conditional and there != here + 2]
     assert offsets and not taken
+
+
+GUARDED_CALLS = r'''
+import dis, json
+import exceptstar
+
+SOURCE = """
+def f(log):
+    try:
+        raise ExceptionGroup("eg", [ValueError(1), TypeError(2)])
+    except* ValueError as e:
+        try:
+            raise KeyError(3)
+        except* KeyError:
+            log.append(1)
+    except* TypeError:
+        log.append(2)
+"""
+namespace = {}
+exec(exceptstar.compile(SOURCE, "prog.py", "exec"), namespace)
+code = namespace["f"].__code__
+instructions = list(dis.get_instructions(code))
+entries = dis.Bytecode(code).exception_entries
+
+
+def handler_of(offset):
+    # The innermost handler: 3.11+'s table gives each instruction one entry.
+    return next((entry.target for entry in entries if entry.start <= offset < entry.end), None)
+
+
+def sorts(target):
+    # A guard's handler hands what it caught to the engine (`interrupted`) before anything re-raises it.
+    for instruction in instructions:
+        if instruction.offset >= target:
+            if instruction.opname == "RERAISE":
+                return False
+            if instruction.argval == "interrupted":
+                return True
+    return False
+
+
+calls, loaded = [], None
+for instruction in instructions:
+    if instruction.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+        loaded = instruction.argval
+    elif instruction.opname.startswith("CALL") and loaded in ("Star", "match", "outcome"):
+        calls.append((loaded, instruction.offset))
+        loaded = None
+print(json.dumps([[name, sorts(handler_of(offset)) if handler_of(offset) is not None else False]
+                  for name, offset in calls]))
+'''
+
+
+@pytest.mark.needs_processes
+@pytest.mark.skipif(sys.version_info < (3, 11) or PYPY, reason="reads 3.11+'s exception table")
+def test_every_call_into_the_engine_is_guarded() -> None:
+    # 3.11+ run a signal handler as a call returns, in the caller, before its result is stored: a call
+    # into the engine outside a guard (Star()'s too, though it runs no Python code) would let an
+    # interrupt there propagate alone, and the group be lost.
+    proc = run_python(sys.executable, GUARDED_CALLS, pure=True)
+    assert proc.returncode == 0, proc.stderr
+    calls = json.loads(proc.stdout)
+    assert sorted(name for name, _ in calls) == ["Star", "Star", "match", "match", "match", "outcome", "outcome"]
+    assert all(guarded for _, guarded in calls), calls

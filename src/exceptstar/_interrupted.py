@@ -18,34 +18,39 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Optional
 
 
-def interrupted(star: Star, clause: int, extent: int) -> "Optional[Star]":
+def interrupted(star: "Optional[Star]", clause: int = 0, extent: int = 0) -> "Optional[Star]":
     """What a transformed statement does with an exception raised by its own machinery.
 
     Called in the handler of the ``try`` around clause ``clause``'s
     ``match()`` (1-based; ``extent``, its lines past the ``except`` line, as
     ``match`` has it), when ``match()`` had not returned, or around
-    ``outcome()`` (0), with the statement's ``Star`` (not begun if the first
-    ``match()`` had not begun it).  None: an exception propagates, and the
-    caller deletes its names and re-raises the handled one: an error that
-    propagates alone, as CPython's does (an invalid clause, a failing types
-    expression, a group's own ``split``/``derive``), or, after ``outcome()``,
-    the new outcome.  Otherwise the exception arrived while exceptstar's code
-    ran where CPython runs C (a ``KeyboardInterrupt``, a tracer's exception):
-    it counts as raised by the clause's handler, so that nothing of the group
-    is lost: the Star is returned, and the statement records it as what the
-    body raised and goes on.  After ``outcome()`` it is recorded here, and the
-    outcome asked again and made the handled exception, in the guard's
-    handler, whose bare ``raise`` sends it.
+    ``outcome()`` (0, the default: every statement holds that call, made only
+    after an interrupt, in fewer nodes), with the statement's ``Star`` (None
+    if ``Star()`` had not returned; not begun if the first ``match()`` had not
+    begun it).  None: an exception
+    propagates, and the caller deletes its names and re-raises the handled
+    one: an error that propagates alone, as CPython's does (an invalid
+    clause, a failing types expression, a group's own ``split``/``derive``),
+    or, after ``outcome()``, the new outcome.  Otherwise the exception
+    arrived while exceptstar's code ran where CPython runs C (a
+    ``KeyboardInterrupt``, a tracer's exception): it counts as raised by the
+    clause's handler, so that nothing of the group is lost: the Star is
+    returned, and the statement records it as what the body raised and goes
+    on.  After ``outcome()`` it is recorded here, and the outcome asked again
+    and made the handled exception, in the guard's handler, whose bare
+    ``raise`` sends it.
     """
     exc = sys.exc_info()[1]
-    if not hasattr(star, "_done"):
-        # The first match() had not begun the Star.  Raised by the first clause's types expression (outside
-        # match()), it propagates alone, as natively.  Otherwise nothing matched yet: the exception handled
-        # then, the statement's own, is this one's context.
+    if star is None or not hasattr(star, "_done"):
+        # Not begun yet: Star() had not returned (it runs no Python code: an interrupt as the call returns),
+        # or the first match() had not begun it.  Raised by the first clause's types expression (outside
+        # match(), with a Star made), it propagates alone, as natively.  Otherwise nothing matched yet: the
+        # exception handled then, the statement's own, is this one's context.
         orig = exc.__context__  # type: ignore[union-attr]
-        if orig is None or not _in_match(exc):  # type: ignore[arg-type]
+        if orig is None or (star is not None and not _in_match(exc)):  # type: ignore[arg-type]
             _frames.strip(exc)  # type: ignore[arg-type]
             return None
+        star = Star()
         star.begin(orig)
     elif exc is getattr(star, "_alone", None) or (clause and star._done < clause and not _in_match(exc)):  # type: ignore[arg-type]
         # An error the engine marked, or one raised before match() was entered

@@ -6,32 +6,33 @@ names escape class-private mangling::
     try:
         BODY
     except:
-        __es_star_N__ = __es_part_N__ = __exceptstar__.Star()
+        __es_star_N__ = __es_part_N__ = None
         try:                                      (clause k)
-            __es_part_N__ = __es_star_N__         # (not in the first clause)
+            __es_star_N__ = __exceptstar__.Star()  # (the first clause; the others: __es_part_N__ = None)
             __es_part_N__ = __es_star_N__.match(Tk, Lk, True)  # (the others: match(Tk, Lk, False))
             if __es_part_N__ is not None:
                 e = __es_part_N__
                 Hk
         except __exceptstar__.BaseException as __es_raised_N__:
-            if __es_part_N__ is not __es_star_N__:
+            if __es_part_N__ is not None:
                 pass                              # the body raised
-            elif __exceptstar__.interrupted(__es_star_N__, k, Lk) is None:   # the engine did
-                del __es_star_N__, __es_part_N__  # an error that propagates alone
-                raise
+            else:                                 # the engine did (its Star, if Star() had not returned)
+                __es_star_N__ = __exceptstar__.interrupted(__es_star_N__, k, Lk)
+                if __es_star_N__ is None:         # an error that propagates alone
+                    del __es_star_N__, __es_part_N__
+                    raise
             __es_star_N__._raised += (__es_raised_N__,)   # or an interrupt, as if the body raised it
             e = None
             del e
         else:
             if __es_part_N__ is not None:
-                e = None
-                del e
+                e = None; del e
         ...                     (the same for every clause)
         if not ((__es_star_N__._rest is None) & (not __es_star_N__._raised)):   # else all handled: no call
             try:
                 __es_part_N__ = __es_star_N__.outcome()
             except:
-                __exceptstar__.interrupted(__es_star_N__, 0, 0)   # recorded; the new outcome made the handled one
+                __exceptstar__.interrupted(__es_star_N__)   # recorded; the new outcome made the handled one
                 del __es_star_N__, __es_part_N__
                 raise
             if __es_part_N__ is not None:
@@ -43,33 +44,26 @@ names escape class-private mangling::
     finally:
         FINALLY
 
-The machinery's own handler is bare (a type to check would only be more code
-to compile and run); a clause's handler names what it caught, to record it.
-Only calls into the engine are guarded, and what a handler body raises is
-recorded by code that calls nothing: on 3.11+ a signal handler can then only
-run (and raise ``KeyboardInterrupt``) in the engine or in the user's own
-code.  A clause's ``try`` holds its match and its body: with the statement's
-bare handler, two of CPython's 20 nested blocks per level of nested
-``except*``, as natively.  ``part`` is the Star until the match returns,
-which tells the body's exceptions from the engine's.  What the engine's ``interrupted`` sorts as an interrupt becomes
-part of what propagates, as if the clause's handler had raised it, so
-nothing of the group is lost; every way out deletes the names.  ``Star()``
-runs no Python code, so it needs no guard.  What no guard covers: before
-3.11 the interpreter also runs signal handlers on entering any except block,
-on taken conditional jumps (3.10) and between almost any two instructions
-(3.8, 3.9), and an exception a tracer raises on a line event lands on the
-instruction of that line; there the exception propagates alone, as from a
-plain ``except`` block, and at module level the names may stay.  (On 3.10
-the only conditional jumps taken on the way out are those past the re-raise
-when nothing propagates: nothing to lose.)
+The machinery's own handler is bare (a type to check would only be more code to compile and run); a clause's
+handler names what it caught, to record it.  Only calls into the engine are guarded, and what a handler body
+raises is recorded by code that calls nothing: on 3.11+ a signal handler can then only run (and raise
+``KeyboardInterrupt``) in the engine or in the user's own code.  A clause's ``try`` holds its match and its body:
+with the statement's bare handler, two of CPython's 20 nested blocks per level of nested ``except*``, as
+natively.  ``part`` is None until the match returns a part, which tells the body's exceptions from the
+engine's.  What the engine's ``interrupted`` sorts as an interrupt becomes part of what propagates, as if the
+clause's handler had raised it, so nothing of the group is lost; every way out deletes the names.  ``Star()``
+runs no Python code, but 3.10+ run signal handlers as a call returns: it is guarded with the first match.  What
+no guard covers: before 3.11 the interpreter also runs signal handlers on entering any except block, on taken
+conditional jumps (3.10) and between almost any two instructions (3.8, 3.9), and an exception a tracer raises on
+a line event lands on the instruction of that line; there the exception propagates alone, as from a plain
+``except`` block, and at module level the names may stay.  (On 3.10 the only conditional jumps taken on the way
+out are those past the re-raise when nothing propagates: nothing to lose.)
 
-Generated nodes carry the position of the user construct they stand for (a
-clause's machinery that of its ``except*`` line), so tracebacks, line events
-and coverage only ever see the user's lines.  ``Lk`` counts the lines clause
-k runs on past its ``except`` line (``exceptstar._spans``): a constant, cached
-with the code.  Transformed modules also get ``ExceptionGroup`` and
-``BaseExceptionGroup`` in their globals (unless they bind them) and, before
-3.11, ``exc.add_note(...)`` on every exception.  The names reached through
+Generated nodes carry the position of the user construct they stand for (a clause's machinery that of its
+``except*`` line), so tracebacks, line events and coverage only ever see the user's lines.  ``Lk`` counts the
+lines clause k runs on past its ``except`` line (``exceptstar._spans``): a constant, cached with the
+code.  Transformed modules also get ``ExceptionGroup`` and ``BaseExceptionGroup`` in their globals (unless they
+bind them) and, before 3.11, ``exc.add_note(...)`` on every exception.  The names reached through
 ``__exceptstar__`` are those of ``runtime``.
 """
 
@@ -279,11 +273,9 @@ class _StarTry:
         for index, handler in enumerate(node.handlers):
             clauses.extend(self._clause(index, handler))
         self._place(keyword_position(node.handlers[0]))
-        made = self._new(ast.Call, self._runtime("Star"), [], [])
         body: List[Any] = [
-            # Star() runs no Python code, so it needs no guard; bound to both names, so that every
-            # handler finds both, and the first clause's part is the Star until its match returns.
-            self._new(ast.Assign, [self._name(self.star, True), self._name(self.part, True)], made),
+            # Bound first, without a call, so that every handler finds both.
+            self._new(ast.Assign, [self._name(self.star, True), self._name(self.part, True)], self._none()),
             *clauses,
             *self._finish(),
         ]
@@ -308,27 +300,23 @@ class _StarTry:
             # has no line at all, as CPython's own.
             handlers = self.node.handlers
             after = keyword_position(handlers[index + 1]) if index + 1 < len(handlers) else NO_LINE
-            # The handler's own test runs after the body raised or after the engine did: no line,
-            # so that neither way reports one that CPython's does not.
-            sorting = NO_LINE
         else:
-            after = sorting = keyword_position(handler)
+            after = keyword_position(handler)
+        # The handler's own test runs after the body raised or after the engine did: on 3.10 with no line,
+        # so that neither way reports one that CPython's does not.  Elsewhere on the clause's line: before
+        # 3.10 the clause's code is all on it, and 3.11+ reports a block nested too deep at the handler.
+        sorting = NO_LINE if sys.version_info[:2] == (3, 10) else keyword_position(handler)
         self._place(after)
         # What the handler caught is recorded by an augmented assignment to a slot, which calls nothing: after
-        # the body raised (the part, never the Star, stands in `part` from match's return to the body's end),
-        # no signal handler can run between the exception and its record.
+        # the body raised (`part` holds the part from match's return to the body's end, None before), no
+        # signal handler can run between the exception and its record.
         record = new(ast.AugAssign, new(ast.Attribute, self._name(self.star), "_raised", _STORE), _ADD,
                      new(ast.Tuple, [self._name(self.raised)], _LOAD))
         # The clause's name is unbound whichever way the body ended: in the handler, and in the try's `else`,
         # laid out after the handler on its line, where the body's end reports no line event of its own
-        # before 3.10 (a jump into a line's code).
-        unbind: List[Any] = []
-        caught_unbind: List[Any] = []
-        if handler.name:
-            for done in (unbind, caught_unbind):  # two copies: a tree that is not shared may be changed in place
-                done.extend((new(ast.Assign, [self._name(handler.name, True)], self._none()),
-                             new(ast.Delete, [new(ast.Name, handler.name, _DEL)])))
-            unbind = [new(ast.If, self._part_is_set(), unbind, [])]
+        # before 3.10 (a jump into a line's code).  Two copies: a tree not shared may be changed in place.
+        caught_unbind = self._unbind(handler.name)
+        unbind = [new(ast.If, self._part_is_set(), self._unbind(handler.name), [])] if handler.name else []
         self._place(sorting)
         # Lk: its lines past the keyword (_spans), as match has it.
         extent = clause_extent(handler)
@@ -337,10 +325,12 @@ class _StarTry:
         # unconditionally (3.10 runs signal handlers on taken conditional jumps).
         sort = new(ast.Call, self._runtime("interrupted"), [self._name(self.star), new(ast.Constant, index + 1),
                                                            new(ast.Constant, extent)], [])
-        alone = new(ast.If, new(ast.Compare, sort, [_IS], [self._none()]), [self._release(), self._raise()], [])
-        body_raised = new(ast.Compare, self._name(self.part), [_IS_NOT], [self._name(self.star)])
+        # The engine's Star, made by it if Star() had not returned; None if the exception propagates alone.
+        engine_raised = [new(ast.Assign, [self._name(self.star, True)], sort),
+                         new(ast.If, new(ast.Compare, self._name(self.star), [_IS], [self._none()]),
+                             [self._release(), self._raise()], [])]
         caught = new(ast.ExceptHandler, self._runtime("BaseException"), self.raised,
-                     [new(ast.If, body_raised, [new(ast.Pass)], [alone]), record, *caught_unbind])
+                     [new(ast.If, self._part_is_set(), [new(ast.Pass)], engine_raised), record, *caught_unbind])
         self._place(keyword_position(handler))
         # The body's own list, kept (`show` numbers what holds it with the clause's line).
         run: List[Any] = handler.body
@@ -348,11 +338,15 @@ class _StarTry:
             run.insert(0, new(ast.Assign, [self._name(handler.name, True)], self._name(self.part)))
         # Every argument given (no defaults: CPython's fast call).
         arguments = [handler.type, new(ast.Constant, extent), new(ast.Constant, index == 0)]
-        calls: List[Any] = [new(ast.Assign, [self._name(self.part, True)],
-                                new(ast.Call, self._attribute("match"), arguments, []))]
-        if index:  # the first clause's part is the Star already
-            calls.insert(0, new(ast.Assign, [self._name(self.part, True)], self._name(self.star)))
-        calls.append(new(ast.If, self._part_is_set(), run, []))
+        # Until match returns a part, `part` is None (the Star's own state tells the engine's exceptions apart).
+        # Star() is guarded too, though it runs no Python code: 3.10+ run signal handlers as a call returns.
+        if index:
+            start = new(ast.Assign, [self._name(self.part, True)], self._none())
+        else:
+            start = new(ast.Assign, [self._name(self.star, True)], new(ast.Call, self._runtime("Star"), [], []))
+        match = new(ast.Call, self._attribute("match"), arguments, [])
+        calls = [start, new(ast.Assign, [self._name(self.part, True)], match),
+                 new(ast.If, self._part_is_set(), run, [])]
         return [new(ast.Try, calls, [caught], unbind, [])]
 
     def _finish(self) -> "List[Any]":
@@ -360,23 +354,19 @@ class _StarTry:
         new = self._new
         interrupt_at: Dict[str, int] = self.at
         if sys.version_info[:2] == (3, 10):
-            # No line event: a tracer (coverage's branches) sees a handler's last
-            # line followed by wherever the statement goes next, as natively.
-            # 3.10's compiler writes "no line" for a negative line; before
-            # PEP 626 the line table has no way to say it.
+            # No line event: a tracer (coverage's branches) sees a handler's last line followed by wherever
+            # the statement goes next, as natively (before PEP 626 a line table cannot say "no line").
             self._place(NO_LINE)
-            # But the compiler gives an implicit `return` with no line (the
-            # statement last in a module or function) the line of the code laid
-            # out last before it that has one: without one here, the last
-            # clause's body, reported run although it never ran.  The handling
-            # of an interrupt, laid out last and run only after one, takes the
-            # last clause's line, which is 3.11's for that return.
+            # But the compiler gives an implicit `return` with no line (the statement last in a module or
+            # function) the line of the code laid out last before it that has one: without one here, the last
+            # clause's body, reported run although it never ran.  The handling of an interrupt, laid out last
+            # and run only after one, takes the last clause's line, which is 3.11's for that return.
             interrupt_at = keyword_position(self.node.handlers[-1])
         # An interrupt in outcome(): the engine records it and makes the new outcome the handled
         # exception there, in the guard's handler, whose bare raise sends it (the handled exception
         # set there would not outlive the handler).  Fresh nodes (never shared ones): positioned afterwards.
         interrupt = ast.Expr(ast.Call(ast.Attribute(ast.Name("__exceptstar__", _LOAD), "interrupted", _LOAD),
-                                      [ast.Name(self.star, _LOAD), ast.Constant(0), ast.Constant(0)], []))
+                                      [ast.Name(self.star, _LOAD)], []))
         position_all([interrupt], interrupt_at)
         outcome = new(ast.Assign, [self._name(self.part, True)], new(ast.Call, self._attribute("outcome"), [], []))
         guard = new(ast.Try, [outcome], [new(ast.ExceptHandler, None, None, [interrupt, self._release(),
@@ -430,6 +420,13 @@ class _StarTry:
         key = ("release", self.star)
         return self.kit.get(key) or self.kit.setdefault(key, self._new(
             ast.Delete, [self._new(ast.Name, self.star, _DEL), self._new(ast.Name, self.part, _DEL)]))
+
+    def _unbind(self, name: "Optional[str]") -> "List[Any]":
+        """``name = None; del name``, as CPython ends an ``except ... as name`` (nothing without a name)."""
+        if not name:
+            return []
+        return [self._new(ast.Assign, [self._name(name, True)], self._none()),
+                self._new(ast.Delete, [self._new(ast.Name, name, _DEL)])]
 
     def _raise(self) -> "Any":
         return self.kit.get("raise") or self.kit.setdefault("raise", self._new(ast.Raise))
