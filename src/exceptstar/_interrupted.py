@@ -27,11 +27,10 @@ def interrupted(star: "Optional[Star]", clause: int = 0, extent: int = 0) -> "Op
     ``outcome()`` (0, the default: every statement holds that call, made only
     after an interrupt, in fewer nodes), with the statement's ``Star`` (None
     if ``Star()`` had not returned; not begun if the first ``match()`` had not
-    begun it).  None: an exception
-    propagates, and the caller deletes its names and re-raises the handled
-    one: an error that propagates alone, as CPython's does (an invalid
-    clause, a failing types expression, a group's own ``split``/``derive``),
-    or, after ``outcome()``, the new outcome.  Otherwise the exception
+    begun it).  None: an exception propagates, and the caller deletes its
+    names and re-raises the handled one: an error that propagates alone, as
+    CPython's does (an invalid clause, a failing types expression, a group's
+    own ``split``/``derive``), or, after ``outcome()``, the new outcome.  Otherwise the exception
     arrived while exceptstar's code ran where CPython runs C (a
     ``KeyboardInterrupt``, a tracer's exception): it counts as raised by the
     clause's handler, so that nothing of the group is lost: the Star is
