@@ -317,7 +317,7 @@ def test_catch_flat_groups_as_native() -> None:
 
 def test_catch_splits_a_flat_group_in_its_outcome_frame() -> None:
     """Where set_handled's steps are bound (CPython 3.8-3.10), the test above goes through the flat path of
-    ``catch._outcome``: no Star, and no frame but the handlers' after it."""
+    ``catch._outcome``: no Star, and no frame after it but each part's making and the handlers'."""
     from exceptstar import ExceptionGroup, _handled, catch
 
     def ignore(group: BaseException) -> None:
@@ -339,7 +339,7 @@ def test_catch_splits_a_flat_group_in_its_outcome_frame() -> None:
             raise ExceptionGroup("eg", [ValueError(1), TypeError(2), ValueError(3)])
     finally:
         sys.setprofile(None)
-    assert calls[calls.index("__exit__"):] == ["__exit__", "_outcome", "ignore", "ignore"]
+    assert calls[calls.index("__exit__"):] == ["__exit__", "_outcome", "_flat_group", "ignore", "_flat_group", "ignore"]
 
 
 @pytest.mark.needs_processes

@@ -12,11 +12,11 @@ import sys
 
 from exceptstar import _frames, _handled
 from exceptstar._clauses import MATCHED_BY, PLAIN, invalid_types_message, matched_by
-from exceptstar._engine import _PURE_EG_ID, CaughtStar, Star
+from exceptstar._engine import _PURE_EG_ID, CaughtStar, Star, _flat_group
 from exceptstar._groups import ExceptionGroup as _PureEG
 
 # _DEFAULT_DERIVE and _DEFAULT_GETATTRIBUTE: set when _groups (imported above) handed _split its classes.
-from exceptstar._split import _BUILTIN_EXCEPTIONS, _DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE, _new_exception
+from exceptstar._split import _BUILTIN_EXCEPTIONS, _DEFAULT_DERIVE, _DEFAULT_GETATTRIBUTE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -261,13 +261,7 @@ class catch:
                         members, kept = tuple(matched), tuple(left)
                     else:
                         matched, members, kept = [*excs], excs, ()
-                    part = _new_exception(_PureEG, message, matched)  # _engine._flat_group inline: no frame
-                    part._state = message, members, matching, None
-                    if tb is not None:
-                        part.__traceback__ = tb
-                    if context is not None:
-                        part.__context__ = context
-                    part.__cause__ = cause
+                    part = _flat_group(message, matched, members, matching, tb, context, cause)
                     take((_PureEG, part) if tb is None else (_PureEG, part, tb))  # _handled.set_handled inline
                     length.value = 0
                     set_exc_info(_PURE_EG_ID, id(part), tb_id)

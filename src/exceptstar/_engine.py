@@ -201,14 +201,7 @@ class Star:
                         for exc in excs:  # a loop: cheaper than C's map and compress for a few members
                             (matched if type(exc) in matching else left).append(exc)
                         members, rest = tuple(matched), (message, tuple(left), rest_types, tb, context, cause)
-                    group = _new_exception(_PureEG, message, matched)  # _flat_group inline: no frame
-                    group._state = message, members, matching, None
-                    if tb is not None:
-                        group.__traceback__ = tb
-                    if context is not None:
-                        group.__context__ = context
-                    group.__cause__ = cause
-                    part = group
+                    part = group = _flat_group(message, matched, members, matching, tb, context, cause)
                     if not _STEPS or tb is None:
                         _handled.set_handled(group)
                     else:  # set_handled inline (bound on CPython 3.8-3.10), for a group raised: no frame
@@ -397,8 +390,10 @@ class CaughtStar(Star):
 def _flat_group(message: str, excs: "Sequence[BaseException]", members: "Tuple[BaseException, ...]",
                 member_types: "Set[type]", tb: "Optional[TracebackType]", context: "Optional[BaseException]",
                 cause: "Optional[BaseException]") -> BaseException:
-    """``subset``'s part of a flat group of ours (the rest that ``match`` kept unbuilt, ``_Flat``): ``excs``
-    held in the args, as derive's list, and the metadata the group had when it was split."""
+    """``subset``'s part of a flat group of ours: what a clause takes of it (``Star.match``, ``catch``), or
+    the rest ``match`` kept unbuilt (``_Flat``).  ``excs`` held in the args, as derive's list, and the
+    metadata the group had when it was split.  The one place such a part is made: a call costs the usual
+    two-clause statement about 4% of its instructions on 3.8, where the part used to be made inline."""
     group = _new_exception(_PureEG, message, excs)
     group._state = message, members, member_types, None
     if tb is not None:  # a new part's own are None (its context left unassigned, as in subset)
