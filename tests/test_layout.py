@@ -98,3 +98,44 @@ def test_the_check_sees_imports() -> None:
     assert "exceptstar._classes" in imported(PACKAGE / "_groups.py")
     assert "exceptstar._printing.formatting" in imported(PACKAGE / "_printing" / "patches.py")
     assert wing("exceptstar._commands.cli") == "_commands" and wing("exceptstar._groups") == ""
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph`` (module -> modules it imports): each a path back to its start."""
+    found: list[list[str]] = []
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        for target in sorted(graph[module]):
+            if target in path:
+                found.append([*path[path.index(target):], target])
+            elif target not in done:
+                visit(target, [*path, target])
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module, [module])
+    return found
+
+
+def compiler_graph() -> dict[str, set[str]]:
+    # The wing's own __init__ is left out: it names the modules (lazily), it is not a step of the pipeline.
+    modules = {dotted(path): path for path in MODULES
+               if path.parent == PACKAGE / "_compiler" and path.name != "__init__.py"}
+    return {name: imported(path) & modules.keys() for name, path in modules.items()}
+
+
+def test_compiler_imports_flow_one_way() -> None:
+    # read -> check -> rewrite -> compile -> join: a module never imports one that imports it back,
+    # at module level or inside a function.
+    assert circles(compiler_graph()) == []
+
+
+def test_the_circle_check_finds_circles() -> None:
+    # Not vacuous: a circle of two and one of three are found, a diamond is not one.
+    assert circles({"a": {"b"}, "b": {"a"}}) == [["a", "b", "a"]]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert circles({"a": {"b", "c"}, "b": {"d"}, "c": {"d"}, "d": set()}) == []
+    graph = compiler_graph()
+    assert "exceptstar._compiler.rewrite" in graph["exceptstar._compiler.transform"]
