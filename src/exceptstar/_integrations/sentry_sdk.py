@@ -1,7 +1,8 @@
 """sentry-sdk on 3.8-3.10: an event carries every exception of a group, as on 3.11+.
 
 ``sentry_sdk.utils`` reads ``builtins.BaseExceptionGroup`` once, when it is
-imported, and treats every exception as a plain one when the name is absent.
+imported, and treats every exception as a plain one when the name is absent
+(sentry-sdk 3 still lists a group's members then, but marks no group).
 ``import exceptstar`` binds that name (``_classes.provide_classes``), so
 sentry-sdk imported afterwards already finds our class; imported before, it
 holds None.  This module (its row in ``_watch.ON_IMPORT``) gives it the class
