@@ -5,7 +5,11 @@ benchmark's own environment, as ``python bench/case_X.py --side S [--quick]
 [--profile ROW]``.  It prints one JSON object: ``{"rows": {row: result}}``,
 where a result is ``{"seconds": median, "runs": [...], "number": n}`` (and a
 ``"note"`` when the script describes the work done) or ``{"unavailable": reason}``.
-With ``--profile ROW`` it prints a cProfile excerpt of that row instead.
+With ``--profile ROW`` it prints a cProfile excerpt of that row instead.  With
+``--count ROW --number N`` it prints nothing and only runs: that row's loop once
+(the warm-up), then N times with garbage collection off, for
+``bench/_instructions.py`` to count the instructions of under callgrind (N=0 is
+the baseline); the script may skip building the other rows (``wanted()``).
 
 Sides: ``exceptstar`` is this library (the pure classes: on 3.11+ the harness
 sets ``EXCEPTSTAR_PURE=1``); ``peer`` is the ``exceptiongroup`` backport on
@@ -45,6 +49,9 @@ NATIVE = sys.version_info >= (3, 11)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SIDES = ("exceptstar", "peer")
+
+# The row that ``--count`` counts, while the script builds its rows (``wanted()``).
+COUNTING: str | None = None
 
 # Row -> a short description of the work done (e.g. the size of an output), which the
 # report compares between the sides so that a figure is never for less work.
@@ -131,6 +138,22 @@ def measure_processes(sample: Callable[[], float], runs: int) -> Dict[str, objec
     return {"seconds": statistics.median(times), "runs": times, "number": 1}
 
 
+def wanted(row: str) -> bool:
+    """Whether to build ``row``: a script skips the costly set-up of the rows a ``--count`` of another leaves out."""
+    return COUNTING is None or row == COUNTING
+
+
+def run_counted(rows: Rows, counted: str, number: int) -> None:
+    """The work ``--count`` asks for: the row warmed up, then its loop ``number`` times (0: the baseline)."""
+    loop = rows[counted]
+    if isinstance(loop, str):
+        raise SystemExit(f"{counted} cannot be counted: {loop}")
+    loop(1)
+    gc.collect()
+    gc.disable()
+    loop(number)
+
+
 def profile(loop: Loop, seconds: float = 0.5, top: int = 18) -> str:
     """cProfile's busiest entries (by own time) while the loop runs for about ``seconds``."""
     import cProfile
@@ -177,18 +200,25 @@ def _shares(stats: Any) -> str:
 
 
 def arguments() -> argparse.Namespace:
-    """The protocol's arguments: ``--side S [--quick] [--profile ROW]``."""
+    """The protocol's arguments: ``--side S [--quick] [--profile ROW | --count ROW --number N]``."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--side", choices=SIDES, required=True)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--profile", metavar="ROW")
+    parser.add_argument("--count", metavar="ROW")
+    parser.add_argument("--number", type=int, default=0)
     return parser.parse_args()
 
 
 def main(build: Callable[[str], Rows]) -> None:
     """Parse the protocol's arguments, build the side's rows, measure or profile them."""
+    global COUNTING
     args = arguments()
+    COUNTING = args.count
     rows = build(args.side)
+    if args.count is not None:
+        run_counted(rows, args.count, args.number)
+        return
     if args.profile:
         row = rows.get(args.profile)
         if row is None or isinstance(row, str):

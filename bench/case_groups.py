@@ -102,7 +102,8 @@ def build(side: str) -> Rows:
             eg_type("c", small_5)
             eg_type("d", small_10)
 
-    distinct = [type(f"E{i}", (ValueError,), {})(i) for i in range(DISTINCT)]
+    distinct_count = DISTINCT if _timing.wanted("construct_distinct") else 0
+    distinct = [type(f"E{i}", (ValueError,), {})(i) for i in range(distinct_count)]
 
     def construct_distinct(n: int) -> None:
         for _ in range(n):
@@ -127,8 +128,8 @@ def build(side: str) -> Rows:
         "split_flat": split,
         "subgroup_flat": subgroup,
         "split_nested": split_deep,
-        "split_deep": deep_row(eg_type, DEEP),
-        "split_deep_4x": deep_row(eg_type, 4 * DEEP),
+        **{key: deep_row(eg_type, depth) for key, depth in (("split_deep", DEEP), ("split_deep_4x", 4 * DEEP))
+           if _timing.wanted(key)},
     }
 
 

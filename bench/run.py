@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Tuple
 
@@ -38,6 +39,9 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 from tests.support.interpreters import find_interpreters, find_pypys, make_venv  # noqa: E402
+
+sys.path.insert(0, str(BENCH))
+import _instructions  # noqa: E402
 
 VENVS = ROOT / ".venvs"
 PEER_PACKAGES = ["exceptiongroup", "coverage", "rich", "structlog", "loguru", "sentry-sdk", "mypy", "pyright",
@@ -330,11 +334,12 @@ class VersionResults(NamedTuple):
     scripts: List[str]
 
 
-def bench_version(interpreter: Interpreter, quick: bool, rounds: int, profile: bool,
+def bench_version(interpreter: Interpreter, quick: bool, rounds: int, profile: bool, count: bool,
                   scripts: List[str]) -> VersionResults:
     version = interpreter.version
     python = ensure_venv(interpreter)
     info = describe(python)
+    prefix = _instructions.valgrind_prefix(python) if count and not interpreter.pypy else None
     # row key -> side -> the results of each process
     collected: Dict[str, Dict[str, List[Result]]] = {}
     errors: List[str] = []
@@ -351,6 +356,27 @@ def bench_version(interpreter: Interpreter, quick: bool, rounds: int, profile: b
         log(f"  {interpreter.name} {script}: {time.perf_counter() - started:.1f} s")
     cells = {key: {side: merge(results) for side, results in sides.items()}
              for key, sides in collected.items()}
+    if prefix is not None:
+        for script in scripts:
+            started = time.perf_counter()
+
+            def count_side(side: str, script: str = script) -> Dict[str, float]:
+                timed = [key for key, sides in cells.items() if seconds(sides.get(side)) is not None]
+                return _instructions.count_script(prefix, script, side, side_env(side, version), timed)
+
+            # Nothing is timed while counting: the two sides may share the cores.
+            with ThreadPoolExecutor(max_workers=len(SIDES)) as pool:
+                futures = {side: pool.submit(count_side, side) for side in SIDES}
+            for side, future in futures.items():
+                try:
+                    counts = future.result()
+                except (RuntimeError, subprocess.TimeoutExpired) as error:
+                    errors.append(str(error))
+                    continue
+                for key, per in counts.items():
+                    cells[key][side]["instructions"] = per
+            if script in _instructions.COUNTED:
+                log(f"  {interpreter.name} {script} under callgrind: {time.perf_counter() - started:.1f} s")
     results = VersionResults(version, interpreter.pypy, info, cells, errors, {}, scripts)
     if profile:
         for row in rows_of(results):
@@ -413,6 +439,24 @@ def ratio_of(row: Row, results: VersionResults) -> float | None:
     if mine is None or theirs is None or theirs == 0:
         return None
     return mine / theirs
+
+
+def instructions_cell(row: Row, results: VersionResults) -> str:
+    """Each side's instructions an iteration and their ratio, where both were counted."""
+    sides = results.cells.get(row.key, {})
+    counts = [sides.get(side, {}).get("instructions") for side in SIDES]
+    if any(count is None for count in counts):
+        return "—"
+    mine, theirs = (float(count) for count in counts)  # type: ignore[arg-type]
+    return f"{fmt_ratio(mine / theirs)}: {fmt_count(mine)} / {fmt_count(theirs)}"
+
+
+def fmt_count(count: float) -> str:
+    if count >= 1e6:
+        return f"{count / 1e6:.2f}M"
+    if count >= 1e3:
+        return f"{count / 1e3:.1f}k"
+    return f"{count:.0f}"
 
 
 def judge(row: Row, results: VersionResults) -> Tuple[float, bool] | None:
@@ -497,7 +541,12 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
         "**Ratio** is exceptstar's time divided by the peer's: below 1 exceptstar is faster. "
         "The peer runs on the same interpreter in the same run: the `exceptiongroup` backport "
         "on 3.8-3.10 (and PyPy 3.9), the built-in types and `except*` on 3.11+ (and PyPy 3.11; "
-        "exceptstar is forced pure there with `EXCEPTSTAR_PURE=1`).\n")
+        "exceptstar is forced pure there with `EXCEPTSTAR_PURE=1`). "
+        "**In instructions** is the same ratio counted with callgrind (`bench/_instructions.py`), "
+        "then each side's instructions an iteration, for the in-process rows on CPython: the same on any "
+        "machine, where a time ratio strays with the neighbours. Instructions are not time (C-level "
+        "passes take fewer cycles an instruction than the interpreter's dispatch), so the targets, "
+        "set in time, are judged on the times.\n")
     missed: List[Tuple[VersionResults, Row, float]] = []
     for results in all_results:
         version = results.version
@@ -506,8 +555,8 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
         add(f"## {'PyPy' if results.pypy else 'CPython'} {info.get('python', '{}.{}'.format(*version))}{pypy}\n")
         add(f"exceptstar {info.get('exceptstar', '?')}, exceptiongroup "
             f"{info.get('exceptiongroup', '?')}.\n")
-        add("| case | exceptstar | peer | peer's figure | ratio | spread | target | met? |")
-        add("|---|---:|---|---:|---:|---:|---|---|")
+        add("| case | exceptstar | peer | peer's figure | ratio | spread | target | met? | in instructions |")
+        add("|---|---:|---|---:|---:|---:|---|---|---:|")
         for row in rows_of(results):
             sides = results.cells.get(row.key, {})
             goal = target(row.key, version, results.pypy)
@@ -526,7 +575,7 @@ def write_report(path: Path, all_results: List[VersionResults], quick: bool, rou
             add(f"| {row.label} | {cell(sides.get('exceptstar'))} | "
                 f"{peer_label(row.peer, version, info.get('exceptiongroup', '?'))} | "
                 f"{cell(sides.get('peer'))} | {fmt_ratio(ratio_of(row, results))} | "
-                f"{spread(sides)} | {goal.text if goal else '—'} | {met} |")
+                f"{spread(sides)} | {goal.text if goal else '—'} | {met} | {instructions_cell(row, results)} |")
         add("")
         # Below the table: why a figure is missing, and what each side did (notes).
         remarks = [f"- {reason}" for reason in sorted(
@@ -860,6 +909,8 @@ def main() -> int:
                         help="run only bench/case_NAME.py (repeatable)")
     parser.add_argument("--no-profile", action="store_true",
                         help="skip profiling the rows that miss their target")
+    parser.add_argument("--no-instructions", action="store_true",
+                        help="skip counting the engine rows' instructions with callgrind")
     parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md")
     args = parser.parse_args()
     interpreters = [Interpreter(f"{v[0]}.{v[1]}", v, exe) for v, exe in sorted(find_interpreters().items())]
@@ -877,7 +928,8 @@ def main() -> int:
         log(f"{interpreter.title} {interpreter.name}: {interpreter.exe}")
         scripts = [s for s in (PYPY_SCRIPTS if interpreter.pypy else SCRIPTS)
                    if not args.case or s[len("case_"):-len(".py")] in args.case]
-        all_results.append(bench_version(interpreter, args.quick, rounds, not args.no_profile, scripts))
+        all_results.append(bench_version(interpreter, args.quick, rounds, not args.no_profile,
+                                         not args.no_instructions, scripts))
     elapsed = time.perf_counter() - started
     write_report(args.output, all_results, args.quick, rounds, (load_before, os.getloadavg()[0]), elapsed)
     log(f"wrote {args.output} in {elapsed:.0f} s")
