@@ -104,6 +104,8 @@ def test_install_for_one_package_leaves_direct_loading_alone(tree: Path) -> None
     assert ours.stdout == "SourceFileLoader False\n", ours.stderr
 
 
+# setuptools' editable finder and pip: the same pure-Python import machinery on PyPy.
+@pytest.mark.pypy_full_only
 @pytest.mark.needs_processes
 def test_setuptools_editable_install(tmp_path: Path) -> None:
     # A flat project installed with `pip install -e`: setuptools' finder, which a

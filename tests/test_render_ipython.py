@@ -29,6 +29,10 @@ import pytest
 from support.processes import SRC, child_env
 from support.render_native import SCENARIO, installed, missing, reference, version
 
+# The renderer's own pure-Python code, the same on PyPy as on the CPython of its version,
+# which runs this module in full: left out of the matrix's default PyPy run.
+pytestmark = pytest.mark.pypy_full_only
+
 DISTRIBUTIONS = ("ipython", "ipykernel", "jupyter_client")
 
 # The cells, shared by the shell and the kernel.  exceptstar is imported before IPython, in a cell

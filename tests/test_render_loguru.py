@@ -18,6 +18,10 @@ import pytest
 from support.processes import child_env
 from support.render_native import SCENARIO, pinned, reference_with
 
+# The renderer's own pure-Python code, the same on PyPy as on the CPython of its version,
+# which runs this module in full: left out of the matrix's default PyPy run.
+pytestmark = pytest.mark.pypy_full_only
+
 PROGRAM = """\
 import sys
 order, backport = sys.argv[1], sys.argv[2]
