@@ -27,9 +27,10 @@ import subprocess
 from pathlib import Path
 from typing import Collection, Dict, List
 
+from tests.support.interpreters import SID_BIN  # run.py puts the checkout on sys.path
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-SID_BIN = Path("/var/cache/exceptstar/bin")
 
 # The rows counted, and how many iterations: in-process loops whose ratio the engine sets.  Whole-process
 # rows (imports, compiles, cold starts) are left to time: under valgrind their start-up would be most of
